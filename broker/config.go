@@ -1,0 +1,340 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BrokerConfig mirrors org.apache.rocketmq.common.BrokerConfig of 4.9.8: every
+// field the Java class exposes through a setter, under its Java property key,
+// in Java declaration order (so -p prints in the same order). Java int fields
+// are Go int, Java long fields int64. `,important` marks @ImportantField.
+type BrokerConfig struct {
+	RocketmqHome                           string `prop:"rocketmqHome"`
+	NamesrvAddr                            string `prop:"namesrvAddr,important"`
+	BrokerIP1                              string `prop:"brokerIP1,important"`
+	BrokerIP2                              string `prop:"brokerIP2"`
+	BrokerName                             string `prop:"brokerName,important"`
+	BrokerClusterName                      string `prop:"brokerClusterName,important"`
+	BrokerID                               int64  `prop:"brokerId,important"`
+	BrokerPermission                       int    `prop:"brokerPermission"`
+	DefaultTopicQueueNums                  int    `prop:"defaultTopicQueueNums"`
+	AutoCreateTopicEnable                  bool   `prop:"autoCreateTopicEnable,important"`
+	ClusterTopicEnable                     bool   `prop:"clusterTopicEnable"`
+	BrokerTopicEnable                      bool   `prop:"brokerTopicEnable"`
+	AutoCreateSubscriptionGroup            bool   `prop:"autoCreateSubscriptionGroup,important"`
+	MessageStorePlugIn                     string `prop:"messageStorePlugIn"`
+	MsgTraceTopicName                      string `prop:"msgTraceTopicName,important"`
+	TraceTopicEnable                       bool   `prop:"traceTopicEnable,important"`
+	SendMessageThreadPoolNums              int    `prop:"sendMessageThreadPoolNums"`
+	PutMessageFutureThreadPoolNums         int    `prop:"putMessageFutureThreadPoolNums"`
+	PullMessageThreadPoolNums              int    `prop:"pullMessageThreadPoolNums"`
+	ProcessReplyMessageThreadPoolNums      int    `prop:"processReplyMessageThreadPoolNums"`
+	QueryMessageThreadPoolNums             int    `prop:"queryMessageThreadPoolNums"`
+	AdminBrokerThreadPoolNums              int    `prop:"adminBrokerThreadPoolNums"`
+	ClientManageThreadPoolNums             int    `prop:"clientManageThreadPoolNums"`
+	ConsumerManageThreadPoolNums           int    `prop:"consumerManageThreadPoolNums"`
+	HeartbeatThreadPoolNums                int    `prop:"heartbeatThreadPoolNums"`
+	EndTransactionThreadPoolNums           int    `prop:"endTransactionThreadPoolNums"`
+	FlushConsumerOffsetInterval            int    `prop:"flushConsumerOffsetInterval"`
+	FlushConsumerOffsetHistoryInterval     int    `prop:"flushConsumerOffsetHistoryInterval"`
+	RejectTransactionMessage               bool   `prop:"rejectTransactionMessage,important"`
+	FetchNamesrvAddrByAddressServer        bool   `prop:"fetchNamesrvAddrByAddressServer,important"`
+	SendThreadPoolQueueCapacity            int    `prop:"sendThreadPoolQueueCapacity"`
+	PutThreadPoolQueueCapacity             int    `prop:"putThreadPoolQueueCapacity"`
+	PullThreadPoolQueueCapacity            int    `prop:"pullThreadPoolQueueCapacity"`
+	ReplyThreadPoolQueueCapacity           int    `prop:"replyThreadPoolQueueCapacity"`
+	QueryThreadPoolQueueCapacity           int    `prop:"queryThreadPoolQueueCapacity"`
+	ClientManagerThreadPoolQueueCapacity   int    `prop:"clientManagerThreadPoolQueueCapacity"`
+	ConsumerManagerThreadPoolQueueCapacity int    `prop:"consumerManagerThreadPoolQueueCapacity"`
+	HeartbeatThreadPoolQueueCapacity       int    `prop:"heartbeatThreadPoolQueueCapacity"`
+	EndTransactionPoolQueueCapacity        int    `prop:"endTransactionPoolQueueCapacity"`
+	FilterServerNums                       int    `prop:"filterServerNums"`
+	LongPollingEnable                      bool   `prop:"longPollingEnable"`
+	ShortPollingTimeMills                  int64  `prop:"shortPollingTimeMills"`
+	NotifyConsumerIdsChangedEnable         bool   `prop:"notifyConsumerIdsChangedEnable"`
+	HighSpeedMode                          bool   `prop:"highSpeedMode"`
+	CommercialEnable                       bool   `prop:"commercialEnable"`
+	CommercialTimerCount                   int    `prop:"commercialTimerCount"`
+	CommercialTransCount                   int    `prop:"commercialTransCount"`
+	CommercialBigCount                     int    `prop:"commercialBigCount"`
+	CommercialBaseCount                    int    `prop:"commercialBaseCount"`
+	TransferMsgByHeap                      bool   `prop:"transferMsgByHeap"`
+	MaxDelayTime                           int    `prop:"maxDelayTime"`
+	RegionID                               string `prop:"regionId"`
+	RegisterBrokerTimeoutMills             int    `prop:"registerBrokerTimeoutMills"`
+	SlaveReadEnable                        bool   `prop:"slaveReadEnable"`
+	DisableConsumeIfConsumerReadSlowly     bool   `prop:"disableConsumeIfConsumerReadSlowly"`
+	ConsumerFallbehindThreshold            int64  `prop:"consumerFallbehindThreshold"`
+	BrokerFastFailureEnable                bool   `prop:"brokerFastFailureEnable"`
+	WaitTimeMillsInSendQueue               int64  `prop:"waitTimeMillsInSendQueue"`
+	WaitTimeMillsInPullQueue               int64  `prop:"waitTimeMillsInPullQueue"`
+	WaitTimeMillsInHeartbeatQueue          int64  `prop:"waitTimeMillsInHeartbeatQueue"`
+	WaitTimeMillsInTransactionQueue        int64  `prop:"waitTimeMillsInTransactionQueue"`
+	StartAcceptSendRequestTimeStamp        int64  `prop:"startAcceptSendRequestTimeStamp"`
+	TraceOn                                bool   `prop:"traceOn"`
+	EnableCalcFilterBitMap                 bool   `prop:"enableCalcFilterBitMap"`
+	ExpectConsumerNumUseFilter             int    `prop:"expectConsumerNumUseFilter"`
+	MaxErrorRateOfBloomFilter              int    `prop:"maxErrorRateOfBloomFilter"`
+	FilterDataCleanTimeSpan                int64  `prop:"filterDataCleanTimeSpan"`
+	FilterSupportRetry                     bool   `prop:"filterSupportRetry"`
+	EnablePropertyFilter                   bool   `prop:"enablePropertyFilter"`
+	CompressedRegister                     bool   `prop:"compressedRegister"`
+	ForceRegister                          bool   `prop:"forceRegister"`
+	RegisterNameServerPeriod               int    `prop:"registerNameServerPeriod"`
+	TransactionTimeOut                     int64  `prop:"transactionTimeOut,important"`
+	TransactionCheckMax                    int    `prop:"transactionCheckMax,important"`
+	TransactionCheckInterval               int64  `prop:"transactionCheckInterval,important"`
+	ACLEnable                              bool   `prop:"aclEnable,important"`
+	StoreReplyMessageEnable                bool   `prop:"storeReplyMessageEnable"`
+	EnableDetailStat                       bool   `prop:"enableDetailStat"`
+	AutoDeleteUnusedStats                  bool   `prop:"autoDeleteUnusedStats"`
+	IsolateLogEnable                       bool   `prop:"isolateLogEnable"`
+	ConfigBlackList                        string `prop:"configBlackList"`
+}
+
+// Java constants the defaults and validation refer to.
+const (
+	// DefaultClusterName is BrokerConfig.brokerClusterName's default.
+	DefaultClusterName = "DefaultCluster"
+	// DefaultBrokerName is what BrokerConfig.localHostName falls back to.
+	DefaultBrokerName = "DEFAULT_BROKER"
+	// DefaultTraceTopic is TopicValidator.RMQ_SYS_TRACE_TOPIC.
+	DefaultTraceTopic = "RMQ_SYS_TRACE_TOPIC"
+	// DefaultRegionID is MixAll.DEFAULT_TRACE_REGION_ID.
+	DefaultRegionID = "DefaultRegion"
+	// MasterID is MixAll.MASTER_ID.
+	MasterID = 0
+	// EnvNamesrvAddr and EnvRocketmqHome are the environment variables Java reads.
+	EnvNamesrvAddr  = "NAMESRV_ADDR"
+	EnvRocketmqHome = "ROCKETMQ_HOME"
+)
+
+// NewBrokerConfig returns the 4.9.8 defaults. Values that Java derives from
+// the machine (CPU count, host name, local address) or from the environment
+// (NAMESRV_ADDR, ROCKETMQ_HOME; the -D system properties are not modelled)
+// are computed the same way here.
+func NewBrokerConfig() *BrokerConfig {
+	cpus := runtime.NumCPU()
+	ip := LocalAddress()
+	send := min(cpus, 4)
+	return &BrokerConfig{
+		RocketmqHome:                           os.Getenv(EnvRocketmqHome),
+		NamesrvAddr:                            os.Getenv(EnvNamesrvAddr),
+		BrokerIP1:                              ip,
+		BrokerIP2:                              ip,
+		BrokerName:                             localHostName(),
+		BrokerClusterName:                      DefaultClusterName,
+		BrokerID:                               MasterID,
+		BrokerPermission:                       permRead | permWrite,
+		DefaultTopicQueueNums:                  8,
+		AutoCreateTopicEnable:                  true,
+		ClusterTopicEnable:                     true,
+		BrokerTopicEnable:                      true,
+		AutoCreateSubscriptionGroup:            true,
+		MsgTraceTopicName:                      DefaultTraceTopic,
+		SendMessageThreadPoolNums:              send,
+		PutMessageFutureThreadPoolNums:         min(cpus, 4),
+		PullMessageThreadPoolNums:              16 + cpus*2,
+		ProcessReplyMessageThreadPoolNums:      16 + cpus*2,
+		QueryMessageThreadPoolNums:             8 + cpus,
+		AdminBrokerThreadPoolNums:              16,
+		ClientManageThreadPoolNums:             32,
+		ConsumerManageThreadPoolNums:           32,
+		HeartbeatThreadPoolNums:                min(32, cpus),
+		EndTransactionThreadPoolNums:           max(8+cpus*2, send*4),
+		FlushConsumerOffsetInterval:            5000,
+		FlushConsumerOffsetHistoryInterval:     60000,
+		SendThreadPoolQueueCapacity:            10000,
+		PutThreadPoolQueueCapacity:             10000,
+		PullThreadPoolQueueCapacity:            100000,
+		ReplyThreadPoolQueueCapacity:           10000,
+		QueryThreadPoolQueueCapacity:           20000,
+		ClientManagerThreadPoolQueueCapacity:   1000000,
+		ConsumerManagerThreadPoolQueueCapacity: 1000000,
+		HeartbeatThreadPoolQueueCapacity:       50000,
+		EndTransactionPoolQueueCapacity:        100000,
+		LongPollingEnable:                      true,
+		ShortPollingTimeMills:                  1000,
+		NotifyConsumerIdsChangedEnable:         true,
+		CommercialEnable:                       true,
+		CommercialTimerCount:                   1,
+		CommercialTransCount:                   1,
+		CommercialBigCount:                     1,
+		CommercialBaseCount:                    1,
+		TransferMsgByHeap:                      true,
+		MaxDelayTime:                           40,
+		RegionID:                               DefaultRegionID,
+		RegisterBrokerTimeoutMills:             6000,
+		ConsumerFallbehindThreshold:            16 << 30,
+		BrokerFastFailureEnable:                true,
+		WaitTimeMillsInSendQueue:               200,
+		WaitTimeMillsInPullQueue:               5000,
+		WaitTimeMillsInHeartbeatQueue:          31000,
+		WaitTimeMillsInTransactionQueue:        3000,
+		TraceOn:                                true,
+		ExpectConsumerNumUseFilter:             32,
+		MaxErrorRateOfBloomFilter:              20,
+		FilterDataCleanTimeSpan:                24 * 3600 * 1000,
+		ForceRegister:                          true,
+		RegisterNameServerPeriod:               30000,
+		TransactionTimeOut:                     6000,
+		TransactionCheckMax:                    15,
+		TransactionCheckInterval:               60000,
+		StoreReplyMessageEnable:                true,
+		EnableDetailStat:                       true,
+		ConfigBlackList:                        "configBlackList;brokerConfigPath",
+	}
+}
+
+// PermName bits (common/constant/PermName.java).
+const (
+	permInherit = 1
+	permWrite   = 2
+	permRead    = 4
+)
+
+// Clone returns an independent copy (the struct has only value fields).
+func (c *BrokerConfig) Clone() *BrokerConfig {
+	cp := *c
+	return &cp
+}
+
+// RegisterPeriod is the register-to-namesrv interval the broker really uses:
+// Java clamps registerNameServerPeriod to [10 s, 60 s] when scheduling.
+func (c *BrokerConfig) RegisterPeriod() time.Duration {
+	ms := max(10000, min(c.RegisterNameServerPeriod, 60000))
+	return time.Duration(ms) * time.Millisecond
+}
+
+// NamesrvAddrList splits namesrvAddr on ';' as the broker does, dropping blanks.
+func (c *BrokerConfig) NamesrvAddrList() []string {
+	var out []string
+	for _, a := range strings.Split(c.NamesrvAddr, ";") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// IsBlackListed reports whether key is in configBlackList, the keys
+// UPDATE_BROKER_CONFIG must refuse to change.
+func (c *BrokerConfig) IsBlackListed(key string) bool {
+	for _, k := range strings.Split(c.ConfigBlackList, ";") {
+		if strings.TrimSpace(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Validate collects every problem that would make Java's BrokerStartup exit
+// or leave the broker unusable. Positive-only settings that Java would accept
+// but then fail on (pool sizes, queue numbers) are checked too.
+func (c *BrokerConfig) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf("broker: "+format, a...)) }
+	for _, a := range c.NamesrvAddrList() {
+		if _, port, err := net.SplitHostPort(a); err != nil || !validPort(port) {
+			bad("namesrvAddr %q: want ip:port", a)
+		}
+	}
+	if c.BrokerName == "" {
+		bad("brokerName is empty")
+	}
+	if c.BrokerClusterName == "" {
+		bad("brokerClusterName is empty")
+	}
+	if c.BrokerID < 0 {
+		bad("brokerId %d is negative", c.BrokerID)
+	}
+	if c.BrokerPermission < 0 || c.BrokerPermission > 15 {
+		bad("brokerPermission %d out of range", c.BrokerPermission)
+	}
+	if c.DefaultTopicQueueNums <= 0 {
+		bad("defaultTopicQueueNums %d must be positive", c.DefaultTopicQueueNums)
+	}
+	if c.TraceTopicEnable && c.MsgTraceTopicName == "" {
+		bad("msgTraceTopicName is empty")
+	}
+	errs = append(errs, c.validatePools()...)
+	return errors.Join(errs...)
+}
+
+func (c *BrokerConfig) validatePools() []error {
+	var errs []error
+	for key, v := range map[string]int{
+		"sendMessageThreadPoolNums":      c.SendMessageThreadPoolNums,
+		"putMessageFutureThreadPoolNums": c.PutMessageFutureThreadPoolNums,
+		"pullMessageThreadPoolNums":      c.PullMessageThreadPoolNums,
+		"queryMessageThreadPoolNums":     c.QueryMessageThreadPoolNums,
+		"adminBrokerThreadPoolNums":      c.AdminBrokerThreadPoolNums,
+		"clientManageThreadPoolNums":     c.ClientManageThreadPoolNums,
+		"consumerManageThreadPoolNums":   c.ConsumerManageThreadPoolNums,
+		"heartbeatThreadPoolNums":        c.HeartbeatThreadPoolNums,
+		"endTransactionThreadPoolNums":   c.EndTransactionThreadPoolNums,
+		"sendThreadPoolQueueCapacity":    c.SendThreadPoolQueueCapacity,
+		"pullThreadPoolQueueCapacity":    c.PullThreadPoolQueueCapacity,
+		"flushConsumerOffsetInterval":    c.FlushConsumerOffsetInterval,
+	} {
+		if v <= 0 {
+			errs = append(errs, fmt.Errorf("broker: %s %d must be positive", key, v))
+		}
+	}
+	return errs
+}
+
+func validPort(p string) bool {
+	n, err := strconv.Atoi(p)
+	return err == nil && n > 0 && n < 65536
+}
+
+// localHostName mirrors BrokerConfig.localHostName: the host name, or
+// DEFAULT_BROKER when it cannot be determined.
+func localHostName() string {
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return DefaultBrokerName
+}
+
+// LocalAddress mirrors RemotingUtil.getLocalAddress: the first site address
+// that is neither loopback nor 192.168.x.x, else the last 192.168.x.x one,
+// else an IPv6 address, else 127.0.0.1.
+func LocalAddress() string {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return "127.0.0.1"
+	}
+	var v4, v6 []string
+	for _, a := range addrs {
+		ipn, ok := a.(*net.IPNet)
+		if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() {
+			continue
+		}
+		if ip4 := ipn.IP.To4(); ip4 != nil {
+			v4 = append(v4, ip4.String())
+		} else {
+			v6 = append(v6, ipn.IP.String())
+		}
+	}
+	if len(v4) > 0 {
+		for _, ip := range v4 {
+			if !strings.HasPrefix(ip, "127.0") && !strings.HasPrefix(ip, "192.168") {
+				return ip
+			}
+		}
+		return v4[len(v4)-1]
+	}
+	if len(v6) > 0 {
+		return v6[0]
+	}
+	return "127.0.0.1"
+}
