@@ -1,0 +1,142 @@
+package codec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/rocketmq-go/rmq/remoting/code"
+)
+
+// binaryFixedLen is code(2) language(1) version(2) opaque(4) flag(4) remarkLen(4) extLen(4).
+const binaryFixedLen = 21
+
+// decodeBinary parses a ROCKETMQ header (wire.md §2.2). Zero-length strings are
+// Java nulls: remark becomes "", an ext value becomes an absent key remembered
+// in the layout.
+func decodeBinary(c *RemotingCommand, lay *headerLayout, h []byte) error {
+	if len(h) < binaryFixedLen {
+		return fmt.Errorf("%w: rocketmq header of %d bytes", ErrMalformedHeader, len(h))
+	}
+	c.Code = int32(int16(binary.BigEndian.Uint16(h)))
+	c.Language = code.LanguageCode(h[2])
+	c.Version = int32(int16(binary.BigEndian.Uint16(h[3:])))
+	c.Opaque = int32(binary.BigEndian.Uint32(h[5:]))
+	c.Flag = int32(binary.BigEndian.Uint32(h[9:]))
+	p := 13
+	rl := int(binary.BigEndian.Uint32(h[p:]))
+	p += 4
+	if rl < 0 || rl > len(h)-p-4 {
+		return fmt.Errorf("%w: remark length %d", ErrMalformedHeader, rl)
+	}
+	c.Remark = string(h[p : p+rl])
+	p += rl
+	el := int(binary.BigEndian.Uint32(h[p:]))
+	p += 4
+	if el < 0 || el > len(h)-p {
+		return fmt.Errorf("%w: extFields length %d", ErrMalformedHeader, el)
+	}
+	if el > 0 {
+		if err := decodeBinaryExt(c, lay, h[p:p+el]); err != nil {
+			return err
+		}
+	}
+	if p+el != len(h) {
+		lay.exact = false // Java ignores trailing header bytes; so do we
+	}
+	return nil
+}
+
+func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
+	s := string(b) // one copy backs every key and value
+	m := make(map[string]string, 8)
+	for p := 0; p < len(s); {
+		if len(s)-p < 2 {
+			return fmt.Errorf("%w: truncated extFields key", ErrMalformedHeader)
+		}
+		kl := int(int16(binary.BigEndian.Uint16(b[p:])))
+		p += 2
+		if kl < 0 || kl > len(s)-p-4 {
+			return fmt.Errorf("%w: extFields key length %d", ErrMalformedHeader, kl)
+		}
+		k := s[p : p+kl]
+		p += kl
+		vl := int(int32(binary.BigEndian.Uint32(b[p:])))
+		p += 4
+		if vl < 0 || vl > len(s)-p {
+			return fmt.Errorf("%w: extFields value length %d", ErrMalformedHeader, vl)
+		}
+		prev, had := m[k]
+		v := s[p : p+vl]
+		if vl == 0 {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+		lay.addExtKey(k, vl == 0, had == (vl != 0) && prev == v)
+		p += vl
+	}
+	c.ExtFields = m
+	return nil
+}
+
+// addExtKey records k in wire order. A repeated key (Java's client writes
+// the V2 send fields twice when an RPC hook re-adds them) is recorded again;
+// the map keeps the last value, so the layout stays exact only when the
+// repeat carries the same value as before.
+func (l *headerLayout) addExtKey(k string, null bool, same bool) {
+	if i := l.extIndex(k); i >= 0 {
+		l.dups = true
+		if !same || l.extOrder[i].null != null {
+			l.exact = false
+		}
+	}
+	l.extOrder = append(l.extOrder, extKey{name: k, null: null})
+}
+
+// extIndex returns the position of k in the ext order, or -1.
+func (l *headerLayout) extIndex(k string) int {
+	for i := range l.extOrder {
+		if l.extOrder[i].name == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// appendBinaryHeader writes the ROCKETMQ header. Code and version must fit in
+// an int16 (Java would silently truncate them).
+func appendBinaryHeader(dst []byte, c *RemotingCommand, lay *headerLayout) ([]byte, error) {
+	if c.Code < math.MinInt16 || c.Code > math.MaxInt16 {
+		return dst, fmt.Errorf("%w: code %d in a rocketmq header", ErrFieldRange, c.Code)
+	}
+	if c.Version < math.MinInt16 || c.Version > math.MaxInt16 {
+		return dst, fmt.Errorf("%w: version %d in a rocketmq header", ErrFieldRange, c.Version)
+	}
+	dst = binary.BigEndian.AppendUint16(dst, uint16(c.Code))
+	dst = append(dst, byte(c.Language))
+	dst = binary.BigEndian.AppendUint16(dst, uint16(c.Version))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(c.Opaque))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(c.Flag))
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(c.Remark)))
+	dst = append(dst, c.Remark...)
+	lenAt := len(dst)
+	dst = append(dst, 0, 0, 0, 0)
+	var err error
+	dst, err = forEachExt(dst, c.ExtFields, lay, appendBinaryEntry)
+	if err != nil {
+		return dst, err
+	}
+	binary.BigEndian.PutUint32(dst[lenAt:], uint32(len(dst)-lenAt-4))
+	return dst, nil
+}
+
+func appendBinaryEntry(dst []byte, k, v string, _ bool) ([]byte, error) {
+	if len(k) > math.MaxInt16 {
+		return dst, fmt.Errorf("%w: extFields key of %d bytes", ErrFieldRange, len(k))
+	}
+	dst = binary.BigEndian.AppendUint16(dst, uint16(len(k)))
+	dst = append(dst, k...)
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(v)))
+	return append(dst, v...), nil
+}

@@ -1,0 +1,538 @@
+package codec
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/rocketmq-go/rmq/remoting/code"
+)
+
+// Byte classes for the string scanner (strCls).
+const (
+	clsStop = 1 << iota // '"' or '\\'
+	clsCtl              // raw control character: neither writer leaves it raw
+	clsJava             // raw DEL: fastjson would have escaped it
+	clsGo               // raw < > &: encoding/json would have escaped it
+	clsLead             // 0xC2 or 0xE2: may start U+0080..U+009F or U+2028/9
+)
+
+var strCls = func() (t [256]uint8) {
+	for i := 0; i < 0x20; i++ {
+		t[i] = clsCtl
+	}
+	t['"'], t['\\'] = clsStop, clsStop
+	t[0x7F] = clsJava
+	t['<'], t['>'], t['&'] = clsGo, clsGo, clsGo
+	t[0xC2], t[0xE2] = clsLead, clsLead
+	return t
+}()
+
+// jsonParser reads one header object. javaOK/goOK track whether every string
+// is written exactly as fastjson / encoding/json would write it.
+type jsonParser struct {
+	s      string
+	i      int
+	lay    *headerLayout
+	javaOK bool
+	goOK   bool
+}
+
+func malformed(p *jsonParser, what string) error {
+	return fmt.Errorf("%w: %s at offset %d", ErrMalformedHeader, what, p.i)
+}
+
+// decodeJSON parses a JSON header in any key order, tolerating unknown keys,
+// nulls and whitespace (the last three make the layout inexact).
+func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte) error {
+	p := jsonParser{s: string(h), lay: lay, javaOK: true, goOK: true}
+	p.ws()
+	if !p.eat('{') {
+		return malformed(&p, "expected {")
+	}
+	if p.ws(); p.eat('}') {
+		return p.finish()
+	}
+	for {
+		p.ws()
+		kStart := p.i
+		k, err := p.str()
+		if err != nil {
+			return err
+		}
+		kEnd := p.i
+		if p.ws(); !p.eat(':') {
+			return malformed(&p, "expected :")
+		}
+		p.ws()
+		if err := p.field(c, k, kStart, kEnd); err != nil {
+			return err
+		}
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		if p.eat('}') {
+			return p.finish()
+		}
+		return malformed(&p, "expected , or }")
+	}
+}
+
+func (p *jsonParser) finish() error {
+	if p.ws(); p.i != len(p.s) {
+		return malformed(p, "trailing data")
+	}
+	if !p.javaOK {
+		p.lay.style = styleGo
+		if !p.goOK {
+			p.lay.exact = false
+		}
+	}
+	return nil
+}
+
+func (p *jsonParser) field(c *RemotingCommand, k string, kStart, kEnd int) error {
+	var id uint8
+	var err error
+	switch k {
+	case "code":
+		id, err = keyCode, p.int32(&c.Code)
+	case "flag":
+		id, err = keyFlag, p.int32(&c.Flag)
+	case "opaque":
+		id, err = keyOpaque, p.int32(&c.Opaque)
+	case "version":
+		id, err = keyVersion, p.int32(&c.Version)
+	case "language":
+		id, err = keyLanguage, p.language(c)
+	case "remark":
+		id = keyRemark
+		c.Remark, err = p.optStr()
+	case "serializeTypeCurrentRPC":
+		id = keySerializeType
+		p.lay.stName, err = p.optStr()
+	case "extFields":
+		id, err = keyExtFields, p.extFields(c)
+	default:
+		return p.unknown(kStart, kEnd)
+	}
+	if err != nil {
+		return err
+	}
+	p.record(id)
+	return nil
+}
+
+// record notes a known key in wire order; a null value (p.null set by the
+// value reader) leaves it out so that the encoder omits it too.
+func (p *jsonParser) record(id uint8) {
+	l := p.lay
+	if l.hasKey(id) {
+		l.exact = false
+		return
+	}
+	if p.i >= 4 && p.s[p.i-4:p.i] == "null" {
+		return
+	}
+	l.keys[l.nkeys] = id
+	l.nkeys++
+}
+
+func (p *jsonParser) unknown(kStart, kEnd int) error {
+	vStart := p.i
+	if err := p.skipValue(); err != nil {
+		return err
+	}
+	l := p.lay
+	l.unknown = append(l.unknown, rawField{after: l.nkeys, key: p.s[kStart:kEnd], value: p.s[vStart:p.i]})
+	return nil
+}
+
+func (p *jsonParser) ws() {
+	start := p.i
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+			continue
+		}
+		break
+	}
+	if p.i != start {
+		p.lay.exact = false
+	}
+}
+
+func (p *jsonParser) eat(b byte) bool {
+	if p.i < len(p.s) && p.s[p.i] == b {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// literal consumes null, true or false and returns it.
+func (p *jsonParser) literal() (string, bool) {
+	for _, lit := range [...]string{"null", "true", "false"} {
+		if len(p.s)-p.i >= len(lit) && p.s[p.i:p.i+len(lit)] == lit {
+			p.i += len(lit)
+			return lit, true
+		}
+	}
+	return "", false
+}
+
+// int32 reads an integer field; null leaves 0.
+func (p *jsonParser) int32(dst *int32) error {
+	if lit, ok := p.literal(); ok {
+		if lit != "null" {
+			return malformed(p, "expected a number")
+		}
+		*dst = 0
+		p.lay.exact = false
+		return nil
+	}
+	start := p.i
+	neg := p.eat('-')
+	digits := p.i
+	var v int64
+	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		v = v*10 + int64(p.s[p.i]-'0')
+		if v > 1<<31 {
+			return malformed(p, "number out of int32 range")
+		}
+		p.i++
+	}
+	n := p.i - digits
+	switch {
+	case n == 0:
+		return malformed(p, "expected a number")
+	case n > 1 && p.s[digits] == '0', neg && v == 0:
+		p.lay.exact = false
+	}
+	if neg {
+		v = -v
+	}
+	if v > 1<<31-1 || p.i < len(p.s) && (p.s[p.i] == '.' || p.s[p.i] == 'e' || p.s[p.i] == 'E') {
+		p.i = start
+		return malformed(p, "not an int32")
+	}
+	*dst = int32(v)
+	return nil
+}
+
+func (p *jsonParser) language(c *RemotingCommand) error {
+	if p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+		var n int32
+		if err := p.int32(&n); err != nil {
+			return err
+		}
+		c.Language = code.LanguageCode(n)
+		p.lay.exact = false // fastjson reads ordinals but never writes them
+		return nil
+	}
+	name, err := p.optStr()
+	if err != nil {
+		return err
+	}
+	l, ok := code.ParseLanguage(name)
+	c.Language = l
+	if !ok {
+		p.lay.langName = name
+	}
+	return nil
+}
+
+// optStr reads a string or null ("").
+func (p *jsonParser) optStr() (string, error) {
+	if lit, ok := p.literal(); ok {
+		if lit != "null" {
+			return "", malformed(p, "expected a string")
+		}
+		p.lay.exact = false
+		return "", nil
+	}
+	return p.str()
+}
+
+func (p *jsonParser) extFields(c *RemotingCommand) error {
+	if lit, ok := p.literal(); ok {
+		if lit != "null" {
+			return malformed(p, "expected an object")
+		}
+		p.lay.exact = false
+		return nil
+	}
+	if !p.eat('{') {
+		return malformed(p, "expected {")
+	}
+	m := make(map[string]string, 8)
+	c.ExtFields = m
+	if p.ws(); p.eat('}') {
+		return nil
+	}
+	for {
+		p.ws()
+		k, err := p.str()
+		if err != nil {
+			return err
+		}
+		if p.ws(); !p.eat(':') {
+			return malformed(p, "expected :")
+		}
+		p.ws()
+		if err := p.extValue(m, k); err != nil {
+			return err
+		}
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		if p.eat('}') {
+			return nil
+		}
+		return malformed(p, "expected , or }")
+	}
+}
+
+// extValue stores one custom-header value. Java and Go only send strings;
+// numbers and booleans are kept as their text, null drops the key.
+func (p *jsonParser) extValue(m map[string]string, k string) error {
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		v, err := p.str()
+		if err != nil {
+			return err
+		}
+		prev, had := m[k]
+		m[k] = v
+		p.lay.addExtKey(k, false, had && prev == v)
+		return nil
+	}
+	p.lay.exact = false
+	start := p.i
+	if lit, ok := p.literal(); ok {
+		if lit == "null" {
+			delete(m, k)
+			return nil
+		}
+	} else if err := p.skipNumber(); err != nil {
+		return err
+	}
+	m[k] = p.s[start:p.i]
+	p.lay.addExtKey(k, false, false)
+	return nil
+}
+
+func (p *jsonParser) skipNumber() error {
+	start := p.i
+	for p.i < len(p.s) {
+		b := p.s[p.i]
+		if (b < '0' || b > '9') && b != '-' && b != '+' && b != '.' && b != 'e' && b != 'E' {
+			break
+		}
+		p.i++
+	}
+	if p.i == start {
+		return malformed(p, "unexpected value")
+	}
+	return nil
+}
+
+// skipValue passes over any JSON value without recursion.
+func (p *jsonParser) skipValue() error {
+	depth := 0
+	for {
+		p.ws()
+		if p.i >= len(p.s) {
+			return malformed(p, "truncated value")
+		}
+		switch b := p.s[p.i]; {
+		case b == '{' || b == '[':
+			depth++
+			p.i++
+			continue
+		case b == '}' || b == ']':
+			if depth == 0 {
+				return malformed(p, "unexpected "+string(b))
+			}
+			depth--
+			p.i++
+		case b == '"':
+			if _, err := p.str(); err != nil {
+				return err
+			}
+		case b == ',' || b == ':':
+			if depth == 0 {
+				return malformed(p, "unexpected "+string(b))
+			}
+			p.i++
+			continue
+		default:
+			if _, ok := p.literal(); !ok {
+				if err := p.skipNumber(); err != nil {
+					return err
+				}
+			}
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
+}
+
+// str reads a quoted string; the common unescaped case is a substring of the
+// header copy and costs no allocation.
+func (p *jsonParser) str() (string, error) {
+	if !p.eat('"') {
+		return "", malformed(p, "expected a string")
+	}
+	start := p.i
+	for i := start; i < len(p.s); i++ {
+		c := strCls[p.s[i]]
+		if c == 0 {
+			continue
+		}
+		if c&clsStop == 0 {
+			p.rawClass(i)
+			continue
+		}
+		if p.s[i] == '"' {
+			p.i = i + 1
+			return p.s[start:i], nil
+		}
+		p.i = i
+		return p.strSlow(append(make([]byte, 0, i-start+16), p.s[start:i]...))
+	}
+	p.i = len(p.s)
+	return "", malformed(p, "unterminated string")
+}
+
+// rawClass notes which writers would have escaped the raw byte at i.
+func (p *jsonParser) rawClass(i int) {
+	switch c := strCls[p.s[i]]; {
+	case c&clsCtl != 0:
+		p.javaOK, p.goOK = false, false
+	case c&clsJava != 0:
+		p.javaOK = false
+	case c&clsGo != 0:
+		p.goOK = false
+	case c&clsLead != 0:
+		r, _ := utf8.DecodeRuneInString(p.s[i:])
+		switch {
+		case r >= 0x80 && r < 0xA0:
+			p.javaOK = false
+		case r == 0x2028 || r == 0x2029:
+			p.javaOK, p.goOK = false, false
+		}
+	}
+}
+
+// strSlow continues a string that contains escapes; p.i is at a backslash or
+// plain byte, buf holds what was decoded so far.
+func (p *jsonParser) strSlow(buf []byte) (string, error) {
+	for p.i < len(p.s) {
+		b := p.s[p.i]
+		switch {
+		case b == '"':
+			p.i++
+			return string(buf), nil
+		case b == '\\':
+			var err error
+			if buf, err = p.escape(buf); err != nil {
+				return "", err
+			}
+		default:
+			if strCls[b] != 0 {
+				p.rawClass(p.i)
+			}
+			buf = append(buf, b)
+			p.i++
+		}
+	}
+	return "", malformed(p, "unterminated string")
+}
+
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+func (p *jsonParser) escape(buf []byte) ([]byte, error) {
+	if p.i+1 >= len(p.s) {
+		return buf, malformed(p, "truncated escape")
+	}
+	e := p.s[p.i+1]
+	if e != 'u' {
+		r := shortEscapes[e]
+		if r == 0 {
+			return buf, malformed(p, "bad escape")
+		}
+		if e == '/' {
+			p.javaOK, p.goOK = false, false
+		}
+		p.i += 2
+		return append(buf, r), nil
+	}
+	r, upper, lower, ok := hex4(p.s, p.i+2)
+	if !ok {
+		return buf, malformed(p, "bad \\u escape")
+	}
+	p.i += 6
+	if r >= 0xD800 && r < 0xDC00 && p.i+6 <= len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
+		if r2, _, _, ok2 := hex4(p.s, p.i+2); ok2 && r2 >= 0xDC00 && r2 < 0xE000 {
+			p.i += 6
+			p.javaOK, p.goOK = false, false
+			return utf8.AppendRune(buf, (r-0xD800)<<10|(r2-0xDC00)+0x10000), nil
+		}
+	}
+	if !javaEscapes(r) || lower {
+		p.javaOK = false
+	}
+	if !goEscapes(r) || upper {
+		p.goOK = false
+	}
+	if r >= 0xD800 && r < 0xE000 {
+		p.javaOK, p.goOK = false, false
+	}
+	return utf8.AppendRune(buf, r), nil
+}
+
+// hex4 decodes four hex digits at s[i:], reporting whether upper- or
+// lower-case letters were used.
+func hex4(s string, i int) (r rune, upper, lower, ok bool) {
+	if i+4 > len(s) {
+		return 0, false, false, false
+	}
+	for _, b := range []byte(s[i : i+4]) {
+		switch {
+		case b >= '0' && b <= '9':
+			r = r<<4 | rune(b-'0')
+		case b >= 'a' && b <= 'f':
+			r, lower = r<<4|rune(b-'a'+10), true
+		case b >= 'A' && b <= 'F':
+			r, upper = r<<4|rune(b-'A'+10), true
+		default:
+			return 0, false, false, false
+		}
+	}
+	return r, upper, lower, true
+}
+
+// javaEscapes reports whether fastjson writes r as \uXXXX.
+func javaEscapes(r rune) bool {
+	switch {
+	case r < 0x20:
+		return r != '\b' && r != '\t' && r != '\n' && r != '\f' && r != '\r'
+	case r >= 0x7F && r < 0xA0:
+		return true
+	}
+	return r == 0x2028 || r == 0x2029
+}
+
+// goEscapes reports whether encoding/json writes r as \uXXXX.
+func goEscapes(r rune) bool {
+	switch {
+	case r < 0x20:
+		return r != '\b' && r != '\t' && r != '\n' && r != '\f' && r != '\r'
+	case r == '<' || r == '>' || r == '&':
+		return true
+	}
+	return r == 0x2028 || r == 0x2029
+}
