@@ -4,12 +4,12 @@
 //
 // Frame (all integers big-endian):
 //
-//	 0          4              8                  8+H             4+L
-//	 +----------+--------------+------------------+---------------+
-//	 | L (i32)  | T<<24 | H    | header (H bytes) | body          |
-//	 +----------+--------------+------------------+---------------+
-//	 L = 4 + H + len(body)  (excludes the length word itself)
-//	 T = serialize type: 0 JSON, 1 ROCKETMQ;  H < 2^24
+//	0          4              8                  8+H             4+L
+//	+----------+--------------+------------------+---------------+
+//	| L (i32)  | T<<24 | H    | header (H bytes) | body          |
+//	+----------+--------------+------------------+---------------+
+//	L = 4 + H + len(body)  (excludes the length word itself)
+//	T = serialize type: 0 JSON, 1 ROCKETMQ;  H < 2^24
 //
 // JSON header, as Java 4.9.8 (fastjson) writes it: keys in alphabetical
 // order, null remark and extFields omitted, extFields in java.util.HashMap

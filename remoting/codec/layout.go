@@ -64,7 +64,7 @@ type headerLayout struct {
 
 	// Both serializations: custom-header keys in wire order.
 	extOrder []extKey
-	dups     bool // extOrder names a key more than once
+	dups     bool       // extOrder names a key more than once
 	extBuf   [16]extKey // backing store for small headers
 }
 
