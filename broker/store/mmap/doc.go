@@ -1,0 +1,36 @@
+// Package mmap holds the store's memory-mapped files: MappedFile (one
+// fixed-size file mapped with syscall.Mmap) and MappedFileQueue (the ordered
+// files of a CommitLog or ConsumeQueue), mirroring Java's MappedFile,
+// MappedFileQueue and AllocateMappedFileService.
+//
+// Layout on disk:
+//
+//	<dir>/00000000000000000000   fileSize bytes
+//	<dir>/00000000001073741824   next file: name = previous start + fileSize
+//
+// Each MappedFile tracks three positions relative to its start:
+//
+//	0 ........ flushed ........ committed ........ wrote ........ fileSize
+//	            (on disk)     (== wrote, no pool)   (readable)
+//
+// Without transientStorePoolEnable (the only mode implemented; see TODO in
+// mappedfile.go) writes go straight into the mapping, so committed == wrote.
+//
+// Invariants:
+//   - flushed <= committed <= wrote <= fileSize for every file.
+//   - Only the single writer (the CommitLog append lock holder, or the
+//     ConsumeQueue dispatcher) moves wrote; readers see bytes below
+//     WrotePosition() only, published with atomic stores after the copy.
+//   - A reader that uses the mapping outside the writer must Hold() the file
+//     and Release() it afterwards; Destroy unlinks the file at once but
+//     unmaps only when the last holder releases, so a reader never faults.
+//   - MappedFileQueue.files is sorted by start offset with no gaps.
+//
+// Usage:
+//
+//	q := mmap.NewMappedFileQueue(dir, 1<<30, mmap.QueueOptions{Preallocate: true}, lg)
+//	if err := q.Load(); err != nil { ... }
+//	mf, err := q.LastMappedFileOrCreate(0)
+//	n := mf.AppendBytes(rec)
+//	q.Flush(4)
+package mmap

@@ -1,0 +1,297 @@
+package mmap
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// OSPageSize is the page size used for flush accounting (Java MappedFile.OS_PAGE_SIZE).
+const OSPageSize = 4096
+
+// Errors returned by mapped files.
+var (
+	ErrBadFileName = errors.New("mmap: file name is not a 20-digit offset")
+	ErrFileSize    = errors.New("mmap: file size differs from the configured size")
+	ErrNotWritable = errors.New("mmap: mapped file destroyed")
+)
+
+// OffsetToFileName renders a start offset as Java's UtilAll.offset2FileName.
+func OffsetToFileName(offset int64) string { return fmt.Sprintf("%020d", offset) }
+
+// MappedFile is one fixed-size file mapped read-write (Java MappedFile).
+// TODO(transientStorePoolEnable): the write-buffer pool mode (write into
+// off-heap buffers, commit to the file channel) is not implemented; the
+// store always writes into the mapping, so committed == wrote.
+type MappedFile struct {
+	path     string
+	fromOff  int64
+	fileSize int
+	f        *os.File
+	data     []byte
+
+	wrote     atomic.Int32
+	committed atomic.Int32
+	flushed   atomic.Int32
+	storeTS   atomic.Int64 // store timestamp of the last record appended (CommitLog)
+
+	flushMu sync.Mutex // serialises Flush on this file
+
+	refMu     sync.Mutex
+	refs      int  // holders besides the owner
+	destroyed bool // unlinked; unmap when refs drops to 0
+	unmapped  bool
+
+	// FirstCreateInQueue mirrors Java's flag: the file was created as the
+	// first file of an empty queue (the ConsumeQueue fills blanks before its
+	// first unit).
+	FirstCreateInQueue bool
+}
+
+// OpenMappedFile opens (creating if needed) path, sizes it to fileSize and
+// maps it. The start offset is parsed from the file name.
+func OpenMappedFile(path string, fileSize int) (*MappedFile, error) {
+	from, err := strconv.ParseInt(filepath.Base(path), 10, 64)
+	if err != nil || len(filepath.Base(path)) != 20 {
+		return nil, fmt.Errorf("%w: %s", ErrBadFileName, path)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	mf, err := mapFile(f, path, from, fileSize)
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return mf, nil
+}
+
+func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() != int64(fileSize) {
+		if err := f.Truncate(int64(fileSize)); err != nil {
+			return nil, fmt.Errorf("mmap: size %s: %w", path, err)
+		}
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, fileSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		return nil, fmt.Errorf("mmap: map %s: %w", path, err)
+	}
+	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, f: f, data: data}, nil
+}
+
+// FileName is the file's path.
+func (m *MappedFile) FileName() string { return m.path }
+
+// FileFromOffset is the global offset of the file's first byte.
+func (m *MappedFile) FileFromOffset() int64 { return m.fromOff }
+
+// FileSize is the mapped size.
+func (m *MappedFile) FileSize() int { return m.fileSize }
+
+// Data is the whole mapping. Only the writer, or a reader holding the file,
+// may touch it.
+func (m *MappedFile) Data() []byte { return m.data }
+
+// WrotePosition is the end of the written (and readable) bytes.
+func (m *MappedFile) WrotePosition() int32 { return m.wrote.Load() }
+
+// ReadPosition is the end of readable bytes (== WrotePosition without the pool).
+func (m *MappedFile) ReadPosition() int32 { return m.committed.Load() }
+
+// FlushedPosition is the end of the bytes known to be on disk.
+func (m *MappedFile) FlushedPosition() int32 { return m.flushed.Load() }
+
+// CommittedPosition equals WrotePosition (no write-buffer pool).
+func (m *MappedFile) CommittedPosition() int32 { return m.committed.Load() }
+
+// SetWrotePosition sets wrote and committed (recovery, truncation, blank fill).
+func (m *MappedFile) SetWrotePosition(p int32) {
+	m.wrote.Store(p)
+	m.committed.Store(p)
+}
+
+// SetFlushedPosition sets the flushed position (recovery).
+func (m *MappedFile) SetFlushedPosition(p int32) { m.flushed.Store(p) }
+
+// SetPositions sets wrote, committed and flushed to p (recovery / truncate).
+func (m *MappedFile) SetPositions(p int32) {
+	m.SetWrotePosition(p)
+	m.flushed.Store(p)
+}
+
+// StoreTimestamp is the store time of the last record appended.
+func (m *MappedFile) StoreTimestamp() int64 { return m.storeTS.Load() }
+
+// SetStoreTimestamp records the store time of the last appended record.
+func (m *MappedFile) SetStoreTimestamp(ts int64) { m.storeTS.Store(ts) }
+
+// IsFull reports whether nothing more can be written.
+func (m *MappedFile) IsFull() bool { return int(m.wrote.Load()) >= m.fileSize }
+
+// AppendBytes copies b at the write position and advances it. It returns
+// false (writing nothing) when b does not fit.
+func (m *MappedFile) AppendBytes(b []byte) bool {
+	p := int(m.wrote.Load())
+	if p+len(b) > m.fileSize {
+		return false
+	}
+	copy(m.data[p:], b)
+	m.SetWrotePosition(int32(p + len(b)))
+	return true
+}
+
+// WriteAt copies b at pos without moving positions (ConsumeQueue blank fill,
+// in-place patches). It reports whether b fits.
+func (m *MappedFile) WriteAt(b []byte, pos int) bool {
+	if pos < 0 || pos+len(b) > m.fileSize {
+		return false
+	}
+	copy(m.data[pos:], b)
+	return true
+}
+
+// IsAbleToFlush reports whether at least leastPages dirty pages wait
+// (leastPages <= 0: any dirty byte; full file: always).
+func (m *MappedFile) IsAbleToFlush(leastPages int) bool {
+	flushed, wrote := int(m.flushed.Load()), int(m.committed.Load())
+	if m.IsFull() && wrote > flushed {
+		return true
+	}
+	if leastPages > 0 {
+		return wrote/OSPageSize-flushed/OSPageSize >= leastPages
+	}
+	return wrote > flushed
+}
+
+// Flush writes back the dirty range when IsAbleToFlush(leastPages) and
+// returns the flushed position.
+func (m *MappedFile) Flush(leastPages int) (int32, error) {
+	m.flushMu.Lock()
+	defer m.flushMu.Unlock()
+	if !m.IsAbleToFlush(leastPages) || !m.Hold() {
+		return m.flushed.Load(), nil
+	}
+	defer m.Release()
+	to := m.committed.Load()
+	if err := syncRange(m.f, m.data, int(m.flushed.Load()), int(to)); err != nil {
+		return m.flushed.Load(), fmt.Errorf("mmap: flush %s: %w", m.path, err)
+	}
+	m.flushed.Store(to)
+	return to, nil
+}
+
+// Warmup touches every page so that later appends do not fault
+// (MappedFile.warmMappedFile). Only for fresh, all-zero files.
+func (m *MappedFile) Warmup() {
+	for i := 0; i < m.fileSize; i += OSPageSize {
+		m.data[i] = 0
+	}
+	_ = syscall.Madvise(m.data, syscall.MADV_WILLNEED)
+}
+
+// ZeroRange clears [from, to) (tail cleanup after truncation), skipping pages
+// that are already zero so that clean pages are not dirtied.
+func (m *MappedFile) ZeroRange(from, to int) {
+	if from < 0 {
+		from = 0
+	}
+	if to > m.fileSize {
+		to = m.fileSize
+	}
+	for p := from; p < to; {
+		end := min((p/OSPageSize+1)*OSPageSize, to)
+		seg := m.data[p:end]
+		for i, c := range seg {
+			if c != 0 {
+				clear(seg[i:])
+				break
+			}
+		}
+		p = end
+	}
+}
+
+// Hold takes a reference for a reader; false once the file is destroyed.
+func (m *MappedFile) Hold() bool {
+	m.refMu.Lock()
+	defer m.refMu.Unlock()
+	if m.destroyed {
+		return false
+	}
+	m.refs++
+	return true
+}
+
+// Release drops a reference taken by Hold.
+func (m *MappedFile) Release() {
+	m.refMu.Lock()
+	m.refs--
+	last := m.refs == 0 && m.destroyed
+	m.refMu.Unlock()
+	if last {
+		m.unmap()
+	}
+}
+
+// IsAvailable reports whether the file has not been destroyed.
+func (m *MappedFile) IsAvailable() bool {
+	m.refMu.Lock()
+	defer m.refMu.Unlock()
+	return !m.destroyed
+}
+
+// LastModified is the file's modification time.
+func (m *MappedFile) LastModified() time.Time {
+	st, err := m.f.Stat()
+	if err != nil {
+		return time.Time{}
+	}
+	return st.ModTime()
+}
+
+func (m *MappedFile) unmap() {
+	m.refMu.Lock()
+	defer m.refMu.Unlock()
+	if m.unmapped {
+		return
+	}
+	m.unmapped = true
+	_ = syscall.Munmap(m.data)
+	_ = m.f.Close()
+}
+
+// Close unmaps the file without deleting it (shutdown). Holders must have
+// released it.
+func (m *MappedFile) Close() {
+	m.refMu.Lock()
+	m.destroyed = true
+	refs := m.refs
+	m.refMu.Unlock()
+	if refs == 0 {
+		m.unmap()
+	}
+}
+
+// Destroy deletes the file now and unmaps it when the last holder releases
+// (Java MappedFile.destroy; unlinking keeps the mapping valid on Linux).
+func (m *MappedFile) Destroy() error {
+	m.Close()
+	if err := os.Remove(m.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}

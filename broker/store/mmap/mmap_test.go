@@ -1,0 +1,135 @@
+package mmap
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+)
+
+func TestMappedFileAppendFlushReopen(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, OffsetToFileName(8192))
+	mf, err := OpenMappedFile(p, 8192)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf.FileFromOffset() != 8192 || filepath.Base(mf.FileName()) != "00000000000000008192" {
+		t.Fatalf("name/offset %s %d", mf.FileName(), mf.FileFromOffset())
+	}
+	if !mf.AppendBytes([]byte("hello")) || mf.WrotePosition() != 5 {
+		t.Fatal("append")
+	}
+	if mf.AppendBytes(make([]byte, 8192)) {
+		t.Fatal("oversize append accepted")
+	}
+	if mf.IsAbleToFlush(1) {
+		t.Fatal("flushable with less than one page")
+	}
+	if pos, err := mf.Flush(0); err != nil || pos != 5 || mf.FlushedPosition() != 5 {
+		t.Fatalf("flush %d %v", pos, err)
+	}
+	mf.Close()
+	b, err := os.ReadFile(p)
+	if err != nil || len(b) != 8192 || string(b[:5]) != "hello" {
+		t.Fatalf("file content %d %v", len(b), err)
+	}
+	if _, err := OpenMappedFile(filepath.Join(dir, "bad"), 4096); !errors.Is(err, ErrBadFileName) {
+		t.Fatalf("bad name: %v", err)
+	}
+}
+
+func TestMappedFileDestroyWaitsForHolders(t *testing.T) {
+	mf, err := OpenMappedFile(filepath.Join(t.TempDir(), OffsetToFileName(0)), 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mf.AppendBytes([]byte("abc"))
+	if !mf.Hold() {
+		t.Fatal("hold")
+	}
+	if err := mf.Destroy(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(mf.FileName()); !os.IsNotExist(err) {
+		t.Fatal("file still present")
+	}
+	if string(mf.Data()[:3]) != "abc" { // still mapped for the holder
+		t.Fatal("mapping gone while held")
+	}
+	if mf.Hold() {
+		t.Fatal("hold after destroy")
+	}
+	mf.Release()
+}
+
+func TestMappedFileQueueRollFindTruncate(t *testing.T) {
+	for _, pre := range []bool{false, true} {
+		dir := t.TempDir()
+		q := NewMappedFileQueue(dir, 4096, QueueOptions{Preallocate: pre, Warm: pre}, zaptest.NewLogger(t))
+		if q.MinOffset() != -1 || q.MaxOffset() != 0 {
+			t.Fatal("empty offsets")
+		}
+		for i := 0; i < 3; i++ {
+			mf, err := q.LastMappedFileOrCreate(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mf.FileFromOffset() != int64(i*4096) {
+				t.Fatalf("file %d from %d", i, mf.FileFromOffset())
+			}
+			mf.AppendBytes(bytes.Repeat([]byte{byte('a' + i)}, 4096))
+		}
+		if f := q.FindMappedFileByOffset(5000, false); f == nil || f.FileFromOffset() != 4096 {
+			t.Fatal("find 5000")
+		}
+		if q.FindMappedFileByOffset(99999, false) != nil || q.FindMappedFileByOffset(99999, true).FileFromOffset() != 0 {
+			t.Fatal("find out of range")
+		}
+		if q.MaxOffset() != 3*4096 {
+			t.Fatalf("max %d", q.MaxOffset())
+		}
+		for q.FlushedWhere() < q.MaxOffset() {
+			if _, err := q.Flush(0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := q.TruncateDirtyFiles(4096 + 100); err != nil {
+			t.Fatal(err)
+		}
+		if len(q.Files()) != 2 || q.MaxOffset() != 4196 {
+			t.Fatalf("after truncate: %d files max %d", len(q.Files()), q.MaxOffset())
+		}
+		if q.LastMappedFile().Data()[100] != 0 || q.LastMappedFile().Data()[99] != 'b' {
+			t.Fatal("truncated tail not zeroed")
+		}
+		q.Shutdown()
+		names, _ := os.ReadDir(dir)
+		if len(names) != 2 {
+			t.Fatalf("preallocated leftovers: %d files", len(names))
+		}
+		q2 := NewMappedFileQueue(dir, 4096, QueueOptions{}, zaptest.NewLogger(t))
+		if err := q2.Load(); err != nil || len(q2.Files()) != 2 {
+			t.Fatalf("reload %v", err)
+		}
+		if q2.DeleteExpiredFileByTime(time.Hour, 0, true, 10) != 1 || q2.MinOffset() != 4096 {
+			t.Fatal("delete by time")
+		}
+		q2.Shutdown()
+	}
+}
+
+func TestMappedFileQueueLoadRejectsWrongSize(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, OffsetToFileName(0)), make([]byte, 100), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := NewMappedFileQueue(dir, 4096, QueueOptions{}, nil)
+	if err := q.Load(); !errors.Is(err, ErrFileSize) {
+		t.Fatalf("load: %v", err)
+	}
+}
