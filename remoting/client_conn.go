@@ -1,0 +1,111 @@
+package remoting
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+const clientReadBuffer = 64 << 10
+
+// startConn wraps a dialled connection in a Channel served by a reader and a
+// writer goroutine owned by the client's endpoint.
+func (c *Client) startConn(addr string, conn net.Conn) (*Channel, error) {
+	ep := c.ep
+	ch := newChannel(ep, conn.RemoteAddr().String(), conn.LocalAddr().String())
+	kickCh := make(chan struct{}, 1)
+	ch.kick = func() {
+		select {
+		case kickCh <- struct{}{}:
+		default:
+		}
+	}
+	ch.closeFn = conn.Close
+	ep.addChannel(ch)
+	if !ep.goFunc(func() { c.writeLoop(ch, conn, kickCh) }) {
+		_ = conn.Close()
+		ep.channelGone(ch)
+		return nil, ErrShutdown
+	}
+	if !ep.goFunc(func() { c.readLoop(addr, ch, conn) }) {
+		_ = conn.Close()
+		ep.channelGone(ch)
+		return nil, ErrShutdown
+	}
+	return ch, nil
+}
+
+// writeLoop writes everything queued on ch in one Write per wake-up.
+func (c *Client) writeLoop(ch *Channel, conn net.Conn, kick <-chan struct{}) {
+	for {
+		select {
+		case <-kick:
+		case <-ch.done:
+			return
+		}
+		for b := ch.takeBatch(); b != nil; b = ch.takeBatch() {
+			if _, err := conn.Write(b); err != nil {
+				c.lg.Debug("write failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+				ch.abortFlush()
+				_ = ch.Close()
+				return
+			}
+			ch.recycle(b)
+		}
+	}
+}
+
+// readLoop decodes frames until the connection fails, then retires the channel.
+func (c *Client) readLoop(addr string, ch *Channel, conn net.Conn) {
+	defer func() {
+		_ = ch.Close()
+		c.ep.channelGone(ch)
+		c.mu.Lock()
+		if c.conns[addr] == ch {
+			delete(c.conns, addr)
+		}
+		c.mu.Unlock()
+	}()
+	br := bufio.NewReaderSize(conn, clientReadBuffer)
+	for {
+		frame, err := readFrame(br, c.ep.maxFrame)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				c.lg.Debug("read failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+			}
+			return
+		}
+		ch.touch()
+		cmd, err := codec.Decode(frame)
+		if err != nil {
+			c.lg.Warn("decode frame failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+			return
+		}
+		c.ep.handle(ch, cmd)
+	}
+}
+
+// readFrame reads one whole frame (length prefix included) into a new slice.
+func readFrame(br *bufio.Reader, maxFrame int) ([]byte, error) {
+	hdr, err := br.Peek(4)
+	if err != nil {
+		return nil, err
+	}
+	n, err := codec.FrameLength(hdr, maxFrame)
+	if err != nil {
+		return nil, err
+	}
+	if n < 4 {
+		return nil, codec.ErrBadFrame
+	}
+	frame := make([]byte, n)
+	if _, err := io.ReadFull(br, frame); err != nil {
+		return nil, err
+	}
+	return frame, nil
+}

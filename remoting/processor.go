@@ -1,0 +1,103 @@
+package remoting
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+// Processor handles requests of the codes it is registered for
+// (Java's NettyRequestProcessor / AsyncNettyRequestProcessor).
+//
+// Return (resp, nil) to answer now; (nil, nil) to answer later through
+// ctx.Respond from any goroutine, or never for oneway requests; (nil, *Error)
+// to answer with that code and remark; any other error answers SYSTEM_ERROR
+// with the error text.
+type Processor interface {
+	ProcessRequest(ctx *Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error)
+}
+
+// ProcessorFunc adapts a function to Processor.
+type ProcessorFunc func(ctx *Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error)
+
+// ProcessRequest calls f.
+func (f ProcessorFunc) ProcessRequest(ctx *Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	return f(ctx, req)
+}
+
+// Context is one request being processed (Java's ChannelHandlerContext plus
+// the response callback).
+type Context struct {
+	Channel *Channel
+
+	opaque    int32
+	oneway    bool
+	reqCode   int32
+	serialize codec.SerializeType
+	forced    atomic.Bool // serialize was set by ForceSerializeType
+	responded atomic.Bool
+	lg        *zap.Logger
+	forceMu   sync.Mutex
+}
+
+func newContext(ch *Channel, req *codec.RemotingCommand, lg *zap.Logger) *Context {
+	return &Context{
+		Channel:   ch,
+		opaque:    req.Opaque,
+		oneway:    req.IsOneway(),
+		reqCode:   req.Code,
+		serialize: req.SerializeType,
+		lg:        lg,
+	}
+}
+
+// Opaque is the request's opaque.
+func (c *Context) Opaque() int32 { return c.opaque }
+
+// IsOneway reports whether the request expects no reply.
+func (c *Context) IsOneway() bool { return c.oneway }
+
+// ForceSerializeType makes the response use t instead of the request's
+// serialize type (the default, as in Java 4.9).
+func (c *Context) ForceSerializeType(t codec.SerializeType) {
+	c.forceMu.Lock()
+	c.serialize = t
+	c.forced.Store(true)
+	c.forceMu.Unlock()
+}
+
+// Respond sends resp as the reply: it gets the request's opaque, the response
+// flag and the request's serialize type (unless forced). Only the first
+// call sends; oneway requests are never answered.
+func (c *Context) Respond(resp *codec.RemotingCommand) {
+	if resp == nil || c.oneway {
+		return
+	}
+	if c.responded.Swap(true) {
+		c.lg.Debug("response already sent", zap.Int32("opaque", c.opaque), zap.Int32("code", c.reqCode))
+		return
+	}
+	c.forceMu.Lock()
+	resp.SerializeType = c.serialize
+	c.forceMu.Unlock()
+	c.write(resp)
+}
+
+// write sends resp as the reply regardless of the oneway flag (Java answers
+// REQUEST_CODE_NOT_SUPPORTED even to oneway requests).
+func (c *Context) write(resp *codec.RemotingCommand) {
+	resp.Opaque = c.opaque
+	resp.Flag |= codec.FlagResponse
+	if err := c.Channel.WriteCommand(resp); err != nil {
+		c.lg.Debug("write response failed", zap.String("remoteAddr", c.Channel.remoteAddr),
+			zap.Int32("opaque", c.opaque), zap.Error(err))
+	}
+}
+
+type procEntry struct {
+	p    Processor
+	pool *Pool
+}

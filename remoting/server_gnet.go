@@ -1,0 +1,135 @@
+package remoting
+
+import (
+	"github.com/panjf2000/gnet/v2"
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+// gnetHandler is the server's gnet.EventHandler. Its methods run on event
+// loops and never block: frames are copied out and handed to pools.
+type gnetHandler struct {
+	gnet.BuiltinEventEngine
+	s *Server
+}
+
+func (h *gnetHandler) OnBoot(eng gnet.Engine) gnet.Action {
+	s := h.s
+	s.eng = eng
+	addr, err := boundAddr(eng)
+	if err != nil {
+		s.lg.Error("read bound address failed", zap.Error(err))
+		return gnet.Shutdown
+	}
+	s.addr = addr
+	close(s.booted)
+	return gnet.None
+}
+
+func (h *gnetHandler) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
+	s := h.s
+	if s.closing.Load() {
+		return nil, gnet.Close
+	}
+	ch := newChannel(s.ep, addrString(c.RemoteAddr()), addrString(c.LocalAddr()))
+	ch.kick = func() { gnetFlush(ch, c) }
+	ch.closeFn = c.Close
+	c.SetContext(ch)
+	s.ep.addChannel(ch)
+	return nil, gnet.None
+}
+
+func (h *gnetHandler) OnClose(c gnet.Conn, err error) gnet.Action {
+	ch, ok := c.Context().(*Channel)
+	if !ok {
+		return gnet.None
+	}
+	if err != nil {
+		h.s.lg.Debug("channel closed with error", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+	}
+	h.s.ep.channelGone(ch)
+	return gnet.None
+}
+
+// OnTraffic takes every whole frame buffered, copies them into one new slice
+// (decoded commands may alias it), discards them from gnet's buffer and
+// dispatches them.
+func (h *gnetHandler) OnTraffic(c gnet.Conn) gnet.Action {
+	ch, ok := c.Context().(*Channel)
+	if !ok {
+		return gnet.Close
+	}
+	ep := h.s.ep
+	ch.touch()
+	buf, err := c.Peek(c.InboundBuffered())
+	if err != nil {
+		return gnet.None
+	}
+	off := 0
+	for off < len(buf) {
+		n, err := codec.FrameLength(buf[off:], ep.maxFrame)
+		if err != nil {
+			ep.lg.Warn("bad frame, close the connection", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+			return gnet.Close
+		}
+		if n == 0 || off+n > len(buf) {
+			break
+		}
+		off += n
+	}
+	if off == 0 {
+		return gnet.None
+	}
+	data := make([]byte, off)
+	copy(data, buf[:off])
+	_, _ = c.Discard(off)
+	return dispatchFrames(ep, ch, data)
+}
+
+// dispatchFrames decodes consecutive whole frames and hands them on.
+func dispatchFrames(ep *endpoint, ch *Channel, data []byte) gnet.Action {
+	for len(data) > 0 {
+		n, err := codec.FrameLength(data, ep.maxFrame)
+		if err != nil || n == 0 || n > len(data) {
+			return gnet.Close // cannot happen: frames were measured before
+		}
+		cmd, err := codec.Decode(data[:n:n])
+		if err != nil {
+			ep.lg.Warn("decode frame failed, close the connection", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+			return gnet.Close
+		}
+		ep.handle(ch, cmd)
+		data = data[n:]
+	}
+	return gnet.None
+}
+
+// gnetFlush writes the channel's queued bytes with AsyncWrite; the callback,
+// on the event loop, chains the next batch queued meanwhile, so concurrent
+// responses to one connection share write syscalls.
+func gnetFlush(ch *Channel, c gnet.Conn) {
+	b := ch.takeBatch()
+	if b == nil {
+		return
+	}
+	err := c.AsyncWrite(b, func(c gnet.Conn, err error) error {
+		ch.recycle(b)
+		if err != nil {
+			ch.abortFlush()
+			return nil
+		}
+		gnetFlush(ch, c)
+		return nil
+	})
+	if err != nil {
+		ch.abortFlush()
+	}
+}
+
+func addrString(a interface{ String() string }) string {
+	if a == nil {
+		return ""
+	}
+	return a.String()
+}
