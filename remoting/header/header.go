@@ -142,7 +142,8 @@ func formatDouble(f float64) string {
 }
 
 // decode mirrors RemotingCommand.decodeCommandCustomHeader: the header is
-// reset, then each tagged field is read from ext by its exact key.
+// reset, then each tagged field is read from ext by its exact key. On error
+// the header is left zero.
 func decode(ext map[string]string, h any) error {
 	v := reflect.ValueOf(h).Elem()
 	v.SetZero()
@@ -152,6 +153,7 @@ func decode(ext map[string]string, h any) error {
 		s, ok := ext[fp.key]
 		if !ok {
 			if fp.required {
+				v.SetZero()
 				return &MissingFieldError{Field: fp.key}
 			}
 			continue
@@ -163,6 +165,7 @@ func decode(ext map[string]string, h any) error {
 			fv = nv.Elem()
 		}
 		if err := parseValue(fv, fp.kind, s); err != nil {
+			v.SetZero()
 			return &BadValueError{Field: fp.key, Value: s, Err: err}
 		}
 	}

@@ -38,15 +38,3 @@ type PullMessageResponseHeader struct {
 	GroupSysFlag         *int32 `ext:"groupSysFlag"`
 	ForbiddenType        *int32 `ext:"forbiddenType"`
 }
-
-// ToExtFields implements CommandCustomHeader.
-func (h *PullMessageRequestHeader) ToExtFields() map[string]string { return encode(h) }
-
-// FromExtFields implements CommandCustomHeader.
-func (h *PullMessageRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
-
-// ToExtFields implements CommandCustomHeader.
-func (h *PullMessageResponseHeader) ToExtFields() map[string]string { return encode(h) }
-
-// FromExtFields implements CommandCustomHeader.
-func (h *PullMessageResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }

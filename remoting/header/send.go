@@ -134,26 +134,6 @@ type ReplyMessageRequestHeader struct {
 }
 
 // ToExtFields implements CommandCustomHeader.
-func (h *SendMessageRequestHeader) ToExtFields() map[string]string { return encode(h) }
-
-// FromExtFields implements CommandCustomHeader.
-func (h *SendMessageRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
-
-// ToExtFields implements CommandCustomHeader.
-func (h *SendMessageRequestHeaderV2) ToExtFields() map[string]string { return encode(h) }
-
-// FromExtFields implements CommandCustomHeader.
-func (h *SendMessageRequestHeaderV2) FromExtFields(ext map[string]string) error {
-	return decode(ext, h)
-}
-
-// ToExtFields implements CommandCustomHeader.
-func (h *SendMessageResponseHeader) ToExtFields() map[string]string { return encode(h) }
-
-// FromExtFields implements CommandCustomHeader.
-func (h *SendMessageResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
-
-// ToExtFields implements CommandCustomHeader.
 func (h *ReplyMessageRequestHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.

@@ -1,0 +1,41 @@
+package header
+
+import "testing"
+
+func BenchmarkHeaderSendV2Decode(b *testing.B) {
+	b.ReportAllocs()
+	var h SendMessageRequestHeaderV2
+	for i := 0; i < b.N; i++ {
+		if err := h.FromExtFields(javaSendV2); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkHeaderSendResponseEncode(b *testing.B) {
+	b.ReportAllocs()
+	h := &SendMessageResponseHeader{MsgID: "7F00000100002A9F0000000000000000", QueueID: 3, QueueOffset: 42}
+	for i := 0; i < b.N; i++ {
+		_ = h.ToExtFields()
+	}
+}
+
+func BenchmarkHeaderPullDecode(b *testing.B) {
+	b.ReportAllocs()
+	ext := (&PullMessageRequestHeader{ConsumerGroup: "g", Topic: "t", QueueID: 1, MaxMsgNums: 32, SysFlag: 2,
+		CommitOffset: -1, SuspendTimeoutMillis: 15000, SubVersion: 1, ExpressionType: "TAG", Bname: "b"}).ToExtFields()
+	var h PullMessageRequestHeader
+	for i := 0; i < b.N; i++ {
+		if err := h.FromExtFields(ext); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkHeaderPullResponseEncode(b *testing.B) {
+	b.ReportAllocs()
+	h := &PullMessageResponseHeader{NextBeginOffset: 32, MinOffset: 0, MaxOffset: 32}
+	for i := 0; i < b.N; i++ {
+		_ = h.ToExtFields()
+	}
+}
