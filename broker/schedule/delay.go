@@ -1,0 +1,165 @@
+package schedule
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/internal/configfile"
+	"github.com/rocketmq-go/rmq/remoting/body"
+)
+
+// DefaultMessageDelayLevel is MessageStoreConfig.messageDelayLevel's default.
+const DefaultMessageDelayLevel = "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h"
+
+// ScheduleTopic is TopicValidator.RMQ_SYS_SCHEDULE_TOPIC.
+const ScheduleTopic = "SCHEDULE_TOPIC_XXXX"
+
+// ErrBadDelayLevel wraps every messageDelayLevel parse failure.
+var ErrBadDelayLevel = errors.New("schedule: bad messageDelayLevel")
+
+var delayUnits = map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}
+
+// ParseDelayLevel parses a messageDelayLevel string as
+// ScheduleMessageService.parseDelayLevel does: items separated by single
+// spaces, each a decimal count followed by one unit of s, m, h or d. Element
+// i of the result is the delay of level i+1.
+func ParseDelayLevel(s string) ([]time.Duration, error) {
+	items := strings.Split(s, " ")
+	out := make([]time.Duration, 0, len(items))
+	for i, it := range items {
+		if it == "" {
+			return nil, fmt.Errorf("%w: empty item %d in %q", ErrBadDelayLevel, i+1, s)
+		}
+		unit, ok := delayUnits[it[len(it)-1]]
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown unit in %q", ErrBadDelayLevel, it)
+		}
+		n, err := strconv.ParseInt(it[:len(it)-1], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %q: %v", ErrBadDelayLevel, it, err)
+		}
+		out = append(out, time.Duration(n)*unit)
+	}
+	return out, nil
+}
+
+// QueueIDToDelayLevel is ScheduleMessageService.queueId2DelayLevel.
+func QueueIDToDelayLevel(queueID int32) int32 { return queueID + 1 }
+
+// DelayLevelToQueueID is ScheduleMessageService.delayLevel2QueueId.
+func DelayLevelToQueueID(level int32) int32 { return level - 1 }
+
+// OffsetTable is the delay level -> next offset table of delayOffset.json.
+type OffsetTable struct {
+	path string
+	lg   *zap.Logger
+
+	persistMu sync.Mutex // serializes Persist so the newest snapshot is written last
+	mu        sync.Mutex // guards table
+	table     map[int32]int64
+}
+
+// NewOffsetTable returns an empty table persisted at path
+// (<storePathRootDir>/config/delayOffset.json). A nil logger is allowed.
+func NewOffsetTable(path string, lg *zap.Logger) *OffsetTable {
+	if lg == nil {
+		lg = zap.NewNop()
+	}
+	return &OffsetTable{path: path, lg: lg.Named("schedule"), table: map[int32]int64{}}
+}
+
+// Path returns the file the table persists to.
+func (t *OffsetTable) Path() string { return t.path }
+
+// Offset returns the offset recorded for level.
+func (t *OffsetTable) Offset(level int32) (int64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	v, ok := t.table[level]
+	return v, ok
+}
+
+// UpdateOffset records the next offset to deliver for level (updateOffset).
+func (t *OffsetTable) UpdateOffset(level int32, offset int64) {
+	t.mu.Lock()
+	t.table[level] = offset
+	t.mu.Unlock()
+}
+
+// Snapshot returns a copy of the table.
+func (t *OffsetTable) Snapshot() map[int32]int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.table)
+}
+
+// Encode is encode(): the compact body answered to GET_ALL_DELAY_OFFSET.
+func (t *OffsetTable) Encode() []byte {
+	w := body.DelayOffsetSerializeWrapper{OffsetTable: t.Snapshot()}
+	return w.Encode()
+}
+
+// decode merges data into the table (putAll), leaving it untouched on error.
+func (t *OffsetTable) decode(data []byte) error {
+	var w body.DelayOffsetSerializeWrapper
+	if err := w.Decode(data); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	maps.Copy(t.table, w.OffsetTable)
+	t.mu.Unlock()
+	return nil
+}
+
+// Load reads delayOffset.json (falling back to its .bak) into the table.
+func (t *OffsetTable) Load() error {
+	src, err := configfile.Load(t.path, t.decode)
+	if err != nil {
+		t.lg.Error("load delay offset failed", zap.String("path", t.path), zap.Error(err))
+		return err
+	}
+	t.lg.Info("delay offset loaded", zap.String("path", t.path), zap.Stringer("source", src))
+	return nil
+}
+
+// Persist writes the table in Java's pretty layout.
+func (t *OffsetTable) Persist() error {
+	t.persistMu.Lock()
+	defer t.persistMu.Unlock()
+	data, err := configfile.Pretty(t.Encode())
+	if err != nil {
+		return err
+	}
+	if err := configfile.Persist(t.path, data); err != nil {
+		t.lg.Error("persist delay offset failed", zap.String("path", t.path), zap.Error(err))
+		return err
+	}
+	return nil
+}
+
+// StoreRaw is what a slave does with the master's GET_ALL_DELAY_OFFSET
+// answer (SlaveSynchronize.syncDelayOffset): the text is written to
+// delayOffset.json as is. It is checked to decode first, and merged into
+// the in-memory table too so a later promotion starts from it.
+func (t *OffsetTable) StoreRaw(data []byte) error {
+	var w body.DelayOffsetSerializeWrapper
+	if err := w.Decode(data); err != nil {
+		return fmt.Errorf("schedule: master delay offsets: %w", err)
+	}
+	t.persistMu.Lock()
+	defer t.persistMu.Unlock()
+	if err := configfile.Persist(t.path, data); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	maps.Copy(t.table, w.OffsetTable)
+	t.mu.Unlock()
+	return nil
+}
