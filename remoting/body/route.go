@@ -153,3 +153,11 @@ func decodeFastjson(data []byte, v any) error {
 	}
 	return jsonAPI.Unmarshal(norm, v)
 }
+
+// EncodeBrokerMemberGroupBody writes 5.x GetBrokerMemberGroupResponseBody:
+// {"brokerMemberGroup":{"brokerAddrs":{0:"…"},"brokerName":"…","cluster":"…"}}.
+func EncodeBrokerMemberGroupBody(g *BrokerData) []byte {
+	dst := append(make([]byte, 0, 128), `{"brokerMemberGroup":`...)
+	dst = g.appendJSON(dst, false)
+	return append(dst, '}')
+}
