@@ -30,6 +30,22 @@ type GetTopicConfigRequestHeader struct {
 	Topic string `ext:"topic,required"`
 }
 
+// GetSubscriptionGroupConfigRequestHeader is the 5.x
+// GET_SUBSCRIPTIONGROUP_CONFIG (352).
+type GetSubscriptionGroupConfigRequestHeader struct {
+	Group string `ext:"group,required"`
+	Bname string `ext:"bname"`
+}
+
+// GetAllTopicConfigRequestHeader is the header a 5.x slave may put on
+// GET_ALL_TOPIC_CONFIG to page through topics. 4.9.8 sends no header on
+// that code, so it is not in the NewRequestHeader registry.
+type GetAllTopicConfigRequestHeader struct {
+	TopicSeq    int32  `ext:"topicSeq,required"`
+	DataVersion string `ext:"dataVersion"`
+	MaxTopicNum *int32 `ext:"maxTopicNum"`
+}
+
 // GetAllTopicConfigResponseHeader answers GET_ALL_TOPIC_CONFIG (no fields).
 type GetAllTopicConfigResponseHeader struct{}
 
@@ -292,5 +308,21 @@ func (h *GetBrokerAclConfigResponseHeader) ToExtFields() map[string]string { ret
 
 // FromExtFields implements CommandCustomHeader.
 func (h *GetBrokerAclConfigResponseHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
+
+// ToExtFields implements CommandCustomHeader.
+func (h *GetSubscriptionGroupConfigRequestHeader) ToExtFields() map[string]string { return encode(h) }
+
+// FromExtFields implements CommandCustomHeader.
+func (h *GetSubscriptionGroupConfigRequestHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
+
+// ToExtFields implements CommandCustomHeader.
+func (h *GetAllTopicConfigRequestHeader) ToExtFields() map[string]string { return encode(h) }
+
+// FromExtFields implements CommandCustomHeader.
+func (h *GetAllTopicConfigRequestHeader) FromExtFields(ext map[string]string) error {
 	return decode(ext, h)
 }

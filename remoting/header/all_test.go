@@ -10,6 +10,11 @@ import (
 
 // allHeaders lists one zero value of every header type in the package.
 var allHeaders = []CommandCustomHeader{
+	&GetAllTopicConfigRequestHeader{},
+	&GetSubscriptionGroupConfigRequestHeader{},
+	&RegisterFilterServerRequestHeader{},
+	&RegisterFilterServerResponseHeader{},
+	&RegisterMessageFilterClassRequestHeader{},
 	&AddWritePermOfBrokerRequestHeader{},
 	&AddWritePermOfBrokerResponseHeader{},
 	&BrokerHeartbeatRequestHeader{},
@@ -180,5 +185,17 @@ func TestHeaderAllRegistryCodes(t *testing.T) {
 	}
 	if NewRequestHeader(34) != nil { // HEART_BEAT carries only a body
 		t.Fatal("HEART_BEAT has no header")
+	}
+}
+
+func TestHeaderAllCoversRegistry(t *testing.T) {
+	listed := map[reflect.Type]bool{}
+	for _, h := range allHeaders {
+		listed[reflect.TypeOf(h)] = true
+	}
+	for c, f := range requestHeaders {
+		if h := f(); !listed[reflect.TypeOf(h)] {
+			t.Errorf("code %d header %T missing from allHeaders", c, h)
+		}
 	}
 }

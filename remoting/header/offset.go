@@ -35,7 +35,10 @@ type UpdateConsumerOffsetResponseHeader struct{}
 type GetMaxOffsetRequestHeader struct {
 	Topic   string `ext:"topic,required"`
 	QueueID int32  `ext:"queueId,required"`
-	Bname   string `ext:"bname"`
+	// Committed is 5.x only (a primitive defaulting to true there): nil means
+	// absent, which a 5.x broker treats as true.
+	Committed *bool  `ext:"committed"`
+	Bname     string `ext:"bname"`
 }
 
 // GetMaxOffsetResponseHeader answers GET_MAX_OFFSET.
@@ -110,8 +113,13 @@ type CloneGroupOffsetRequestHeader struct {
 // ResetOffsetRequestHeader is INVOKE_BROKER_TO_RESET_OFFSET (222) and the
 // broker-to-client RESET_CONSUMER_CLIENT_OFFSET (220).
 type ResetOffsetRequestHeader struct {
-	Topic     string `ext:"topic,required"`
-	Group     string `ext:"group,required"`
+	Topic string `ext:"topic,required"`
+	Group string `ext:"group,required"`
+	// QueueID and Offset are 5.x only (5.x defaults queueId to -1, meaning
+	// every queue, and resets to Offset instead of Timestamp when set); nil
+	// means absent, as 4.9.8 sends it.
+	QueueID   *int32 `ext:"queueId"`
+	Offset    *int64 `ext:"offset"`
 	Timestamp int64  `ext:"timestamp,required"`
 	IsForce   bool   `ext:"isForce,required"`
 }

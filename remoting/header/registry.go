@@ -78,6 +78,9 @@ var requestHeaders = map[int32]func() CommandCustomHeader{
 	code.UpdateAndCreateAclConfig:     func() CommandCustomHeader { return new(CreateAccessConfigRequestHeader) },
 	code.DeleteAclConfig:              func() CommandCustomHeader { return new(DeleteAccessConfigRequestHeader) },
 	code.UpdateGlobalWhiteAddrsConfig: func() CommandCustomHeader { return new(UpdateGlobalWhiteAddrsConfigRequestHeader) },
+	code.GetSubscriptiongroupConfig:   func() CommandCustomHeader { return new(GetSubscriptionGroupConfigRequestHeader) },
+	code.RegisterFilterServer:         func() CommandCustomHeader { return new(RegisterFilterServerRequestHeader) },
+	code.RegisterMessageFilterClass:   func() CommandCustomHeader { return new(RegisterMessageFilterClassRequestHeader) },
 }
 
 // NewRequestHeader returns a fresh, zero header of the type the request
