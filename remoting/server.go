@@ -94,6 +94,9 @@ func (s *Server) Start() error {
 	case <-s.booted:
 	case err := <-s.runErr:
 		s.state.Store(stateStopped)
+		if err == nil {
+			err = errors.New("engine stopped during boot")
+		}
 		return fmt.Errorf("remoting: listen %s: %w", addr, err)
 	}
 	s.ep.startHousekeeping()
@@ -133,11 +136,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err := waitGroupCtx(ctx, &s.ep.tasks); err != nil {
 		errs = append(errs, fmt.Errorf("remoting: drain tasks: %w", err))
 	}
-	if err := s.eng.Stop(ctx); err != nil {
-		errs = append(errs, fmt.Errorf("remoting: stop engine: %w", err))
-	}
+	// Engine.Stop polls every 500 ms; trigger it with a done context instead
+	// and wait for gnet.Run, which returns once the event loops are closed.
+	triggered, cancel := context.WithCancel(ctx)
+	cancel()
+	_ = s.eng.Stop(triggered)
 	if err := waitGroupCtx(ctx, &s.runWG); err != nil {
-		errs = append(errs, err)
+		errs = append(errs, fmt.Errorf("remoting: stop engine: %w", err))
 	}
 	if err := s.ep.stopHousekeeping(ctx); err != nil {
 		errs = append(errs, err)
