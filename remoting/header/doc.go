@@ -38,9 +38,27 @@
 // throw NumberFormatException there; its reflective path leaves the field
 // null, which the processor then trips over).
 //
+// Java itself is lenient here: 4.9.8's reflective decoder throws the
+// "is null" exception inside its own try/catch, logs it and carries on with
+// a null field (FastCodesHeader.getAndCheckNotNull likewise only logs), so
+// the Java processor later fails on the null, usually with SYSTEM_ERROR.
+// This package reports the problem at decode time instead; processors turn
+// the error into their answer.
+//
+// The per-message headers (SendMessageRequestHeader, SendMessageRequestHeaderV2,
+// SendMessageResponseHeader, PullMessageRequestHeader, PullMessageResponseHeader)
+// have hand-written codecs, like Java's FastCodesHeader; every other header
+// uses one reflective codec driven by the struct tags (plans cached per
+// type). Tests hold the two to identical results.
+//
+// NewRequestHeader(code) gives a fresh header of the type a request code
+// carries; DecodeSendMessageRequestHeader reads any of the five send codes
+// into the V1 form, as Java's send processors do.
+//
 // Invariants: ToExtFields never returns nil and never writes a key whose
 // value is null; for any header h, FromExtFields(h.ToExtFields()) restores h
-// (modulo nullable strings, where "" and null coincide).
+// (modulo nullable strings, where "" and null coincide); a failed
+// FromExtFields leaves the header zero; no input makes it panic (fuzzed).
 //
 // Usage:
 //
