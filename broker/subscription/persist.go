@@ -1,0 +1,99 @@
+package subscription
+
+import (
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/internal/configfile"
+	"github.com/rocketmq-go/rmq/remoting/body"
+)
+
+// Path returns the file the table persists to.
+func (m *Manager) Path() string { return m.path }
+
+// decode merges a wrapper over the table (putAll) and adopts its version.
+func (m *Manager) decode(data []byte) error {
+	var w body.SubscriptionGroupWrapper
+	if err := w.Decode(data); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, g := range fileOrder(w.SubscriptionGroupTable) {
+		c := w.SubscriptionGroupTable[g]
+		if c.GroupName == "" {
+			c.GroupName = g
+		}
+		m.table[g] = c
+		if !contains(m.order, g) {
+			m.order = append(m.order, g)
+		}
+	}
+	m.version = w.DataVersion
+	return nil
+}
+
+// fileOrder lists the table's keys in Java order of the wrapper (the order
+// in which Java's putAll inserts them).
+func fileOrder(t map[string]body.SubscriptionGroupConfig) []string {
+	w := body.SubscriptionGroupWrapper{SubscriptionGroupTable: t}
+	return w.Groups()
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Load merges subscriptionGroup.json (or its .bak) over the default groups.
+func (m *Manager) Load() error {
+	src, err := configfile.Load(m.path, m.decode)
+	if err != nil {
+		m.lg.Error("load subscription group failed", zap.String("path", m.path), zap.Error(err))
+		return err
+	}
+	m.lg.Info("subscription group loaded", zap.String("path", m.path), zap.Stringer("source", src))
+	return nil
+}
+
+// Persist writes subscriptionGroup.json in Java's pretty layout.
+func (m *Manager) Persist() error {
+	m.persistMu.Lock()
+	defer m.persistMu.Unlock()
+	data, err := configfile.Pretty(m.Encode())
+	if err != nil {
+		return err
+	}
+	return configfile.Persist(m.path, data)
+}
+
+func (m *Manager) persistLogged() {
+	if err := m.Persist(); err != nil {
+		m.lg.Error("persist subscription group failed", zap.String("path", m.path), zap.Error(err))
+	}
+}
+
+// SyncFromMaster applies the master's GET_ALL_SUBSCRIPTIONGROUP_CONFIG
+// answer as SlaveSynchronize.syncSubscriptionGroupConfig does: when the
+// data versions differ the local table is replaced, the version adopted and
+// the file persisted. It reports whether anything changed.
+func (m *Manager) SyncFromMaster(w *body.SubscriptionGroupWrapper) bool {
+	m.mu.Lock()
+	if m.version == w.DataVersion {
+		m.mu.Unlock()
+		return false
+	}
+	m.version = w.DataVersion
+	m.table = make(map[string]body.SubscriptionGroupConfig, len(w.SubscriptionGroupTable))
+	m.order = m.order[:0]
+	for _, g := range w.Groups() {
+		m.table[g] = w.SubscriptionGroupTable[g]
+		m.order = append(m.order, g)
+	}
+	m.mu.Unlock()
+	m.persistLogged()
+	return true
+}
