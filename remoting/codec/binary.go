@@ -49,7 +49,7 @@ func decodeBinary(c *RemotingCommand, lay *headerLayout, h []byte) error {
 
 func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
 	s := string(b) // one copy backs every key and value
-	m := make(map[string]string, 8)
+	m := make(map[string]string, countBinaryEntries(b))
 	for p := 0; p < len(s); {
 		if len(s)-p < 2 {
 			return fmt.Errorf("%w: truncated extFields key", ErrMalformedHeader)
@@ -73,7 +73,7 @@ func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
 		} else {
 			m[k] = v
 		}
-		lay.addExtKey(k, vl == 0, had == (vl != 0) && prev == v)
+		lay.addExtKey(k, vl == 0, had == (vl != 0) && prev == v, had || vl == 0)
 		p += vl
 	}
 	c.ExtFields = m
@@ -83,12 +83,15 @@ func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
 // addExtKey records k in wire order. A repeated key (Java's client writes
 // the V2 send fields twice when an RPC hook re-adds them) is recorded again;
 // the map keeps the last value, so the layout stays exact only when the
-// repeat carries the same value as before.
-func (l *headerLayout) addExtKey(k string, null bool, same bool) {
-	if i := l.extIndex(k); i >= 0 {
-		l.dups = true
-		if !same || l.extOrder[i].null != null {
-			l.exact = false
+// repeat carries the same value as before. maybeDup is false when the caller
+// knows k is new, which skips the search.
+func (l *headerLayout) addExtKey(k string, null, same, maybeDup bool) {
+	if maybeDup {
+		if i := l.extIndex(k); i >= 0 {
+			l.dups = true
+			if !same || l.extOrder[i].null != null {
+				l.exact = false
+			}
 		}
 	}
 	l.extOrder = append(l.extOrder, extKey{name: k, null: null})
@@ -139,4 +142,23 @@ func appendBinaryEntry(dst []byte, k, v string, _ bool) ([]byte, error) {
 	dst = append(dst, k...)
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(v)))
 	return append(dst, v...), nil
+}
+
+// countBinaryEntries walks the entry lengths to size the map; it stops at the
+// first impossible length (the decoder reports it).
+func countBinaryEntries(b []byte) int {
+	n := 0
+	for p := 0; len(b)-p >= 6; n++ {
+		kl := int(binary.BigEndian.Uint16(b[p:]))
+		if kl > len(b)-p-6 {
+			break
+		}
+		p += 2 + kl
+		vl := int(binary.BigEndian.Uint32(b[p:]))
+		if vl < 0 || vl > len(b)-p-4 {
+			break
+		}
+		p += 4 + vl
+	}
+	return n
 }

@@ -1,9 +1,6 @@
 package codec
 
-import (
-	"slices"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
 // entryWriter appends one custom-header entry; null marks a key kept from a
 // decoded ROCKETMQ header whose value was Java null.
@@ -54,7 +51,6 @@ func forEachExt(dst []byte, m map[string]string, lay *headerLayout, w entryWrite
 // insertion order within a bucket. Treeified bins (8+ collisions in one bucket
 // of a table of 64 or more) are not modelled; header maps never get there.
 func javaHashMapOrder(keys []string) []string {
-	slices.Sort(keys)
 	capacity := 16
 	for len(keys) > capacity*3/4 {
 		capacity *= 2
@@ -65,9 +61,9 @@ func javaHashMapOrder(keys []string) []string {
 		h := javaStringHash(k)
 		idx = append(idx, (h^h>>16)&uint32(capacity-1))
 	}
-	// insertion sort: stable, and n is small
+	// insertion sort by (bucket, key); n is small
 	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && idx[j] < idx[j-1]; j-- {
+		for j := i; j > 0 && (idx[j] < idx[j-1] || idx[j] == idx[j-1] && keys[j] < keys[j-1]); j-- {
 			idx[j], idx[j-1] = idx[j-1], idx[j]
 			keys[j], keys[j-1] = keys[j-1], keys[j]
 		}

@@ -130,9 +130,5 @@ func AppendFrame(dst []byte, c *RemotingCommand) ([]byte, error) {
 }
 
 func estimateSize(c *RemotingCommand) int {
-	n := minFrameLen + 160 + len(c.Remark) + len(c.Body)
-	for k, v := range c.ExtFields {
-		n += len(k) + len(v) + 8
-	}
-	return n
+	return minFrameLen + 192 + len(c.Remark) + len(c.Body) + 48*len(c.ExtFields)
 }

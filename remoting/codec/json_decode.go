@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -266,7 +267,8 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 	if !p.eat('{') {
 		return malformed(p, "expected {")
 	}
-	m := make(map[string]string, 8)
+	// "key":"value" pairs left in the header bound the entry count closely
+	m := make(map[string]string, strings.Count(p.s[p.i:], `":"`))
 	c.ExtFields = m
 	if p.ws(); p.eat('}') {
 		return nil
@@ -305,7 +307,7 @@ func (p *jsonParser) extValue(m map[string]string, k string) error {
 		}
 		prev, had := m[k]
 		m[k] = v
-		p.lay.addExtKey(k, false, had && prev == v)
+		p.lay.addExtKey(k, false, had && prev == v, had)
 		return nil
 	}
 	p.lay.exact = false
@@ -319,7 +321,7 @@ func (p *jsonParser) extValue(m map[string]string, k string) error {
 		return err
 	}
 	m[k] = p.s[start:p.i]
-	p.lay.addExtKey(k, false, false)
+	p.lay.addExtKey(k, false, false, true)
 	return nil
 }
 
