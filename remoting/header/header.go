@@ -65,7 +65,8 @@ type fieldPlan struct {
 var plans sync.Map // reflect.Type (struct) -> []fieldPlan
 
 // planOf returns the cached field plan of struct type t. A bad tag or an
-// unsupported field type is a programming error and panics at first use.
+// unsupported field type (no header has a Double) is a programming error
+// and panics at first use.
 func planOf(t reflect.Type) []fieldPlan {
 	if p, ok := plans.Load(t); ok {
 		return p.([]fieldPlan)
@@ -84,7 +85,7 @@ func planOf(t reflect.Type) []fieldPlan {
 			fp.kind = f.Type.Elem().Kind()
 		}
 		switch fp.kind {
-		case reflect.String, reflect.Int32, reflect.Int64, reflect.Bool, reflect.Float64:
+		case reflect.String, reflect.Int32, reflect.Int64, reflect.Bool:
 		default:
 			panic("header: unsupported field type " + t.Name() + "." + f.Name)
 		}
@@ -124,21 +125,9 @@ func formatValue(fv reflect.Value) string {
 		return fv.String()
 	case reflect.Int32, reflect.Int64:
 		return strconv.FormatInt(fv.Int(), 10)
-	case reflect.Bool:
-		return strconv.FormatBool(fv.Bool())
 	default:
-		return formatDouble(fv.Float())
+		return strconv.FormatBool(fv.Bool())
 	}
-}
-
-// formatDouble approximates Java's Double.toString for the values headers
-// carry (always has a fraction part: 1.0, 0.5).
-func formatDouble(f float64) string {
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.ContainsAny(s, ".eEn") {
-		s += ".0"
-	}
-	return s
 }
 
 // decode mirrors RemotingCommand.decodeCommandCustomHeader: the header is
@@ -188,15 +177,9 @@ func parseValue(fv reflect.Value, kind reflect.Kind, s string) error {
 			return err
 		}
 		fv.SetInt(n)
-	case reflect.Bool:
+	default:
 		// Boolean.parseBoolean: true only for "true" in any case, never an error.
 		fv.SetBool(strings.EqualFold(s, "true"))
-	default:
-		f, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			return err
-		}
-		fv.SetFloat(f)
 	}
 	return nil
 }
