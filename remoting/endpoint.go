@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -28,7 +29,7 @@ type endpoint struct {
 	pools  map[*Pool]struct{} // distinct pools, released on stop
 
 	pending *pendingTable
-	tasks   sync.WaitGroup // processor tasks queued or running
+	tasks   atomic.Int64 // processor tasks queued or running
 
 	chMu     sync.Mutex
 	channels map[uint64]*Channel
@@ -167,11 +168,11 @@ func (ep *endpoint) onRequest(ch *Channel, req *codec.RemotingCommand) {
 	}
 	ep.tasks.Add(1)
 	task := func() {
-		defer ep.tasks.Done()
+		defer ep.tasks.Add(-1)
 		ep.run(pe.p, ctx, req)
 	}
 	if !pe.pool.Submit(task) {
-		ep.tasks.Done()
+		ep.tasks.Add(-1)
 		ep.lg.Debug("too many requests and thread pool busy", zap.String("remoteAddr", ch.remoteAddr),
 			zap.String("pool", pe.pool.name), zap.Int32("code", req.Code))
 		if !req.IsOneway() {
@@ -329,4 +330,19 @@ func (ep *endpoint) runCallbackOrResult(rf *responseFuture) {
 	if rf.cb != nil {
 		ep.runCallback(rf.cb, nil, err)
 	}
+}
+
+// waitTasks polls until no processor task is queued or running, or ctx ends.
+// (A WaitGroup cannot be used: event loops add tasks while Shutdown waits.)
+func (ep *endpoint) waitTasks(ctx context.Context) error {
+	t := time.NewTicker(2 * time.Millisecond)
+	defer t.Stop()
+	for ep.tasks.Load() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+	return nil
 }

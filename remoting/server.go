@@ -133,7 +133,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.closing.Store(true)
 	var errs []error
-	if err := waitGroupCtx(ctx, &s.ep.tasks); err != nil {
+	if err := s.ep.waitTasks(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("remoting: drain tasks: %w", err))
 	}
 	// Engine.Stop polls every 500 ms; trigger it with a done context instead
