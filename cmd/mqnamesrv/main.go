@@ -1,0 +1,106 @@
+// Command mqnamesrv runs the name server, like Apache RocketMQ's
+// NamesrvStartup: -c config file, -p print all settings, -m print the
+// important ones, -n accepted for compatibility, -h help.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/internal/props"
+	"github.com/rocketmq-go/rmq/namesrv"
+	"github.com/rocketmq-go/rmq/remoting"
+)
+
+func main() { os.Exit(run(os.Args[1:])) }
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
+	confFile := fs.String("c", "", "Name server config properties file")
+	printAll := fs.Bool("p", false, "Print all config items")
+	printImportant := fs.Bool("m", false, "Print important config items")
+	nsAddr := fs.String("n", "", "Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		return 1
+	}
+	cfg, netty := namesrv.NewNamesrvConfig(), namesrv.NewNettyServerConfig()
+	fileProps, err := loadFile(*confFile, cfg, netty)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 255
+	}
+	if *printAll || *printImportant {
+		props.Print(os.Stdout, *printImportant && !*printAll, cfg, netty)
+		return 0
+	}
+	if *nsAddr != "" {
+		// Java binds -n onto NamesrvConfig, which has no such field: no effect.
+		props.Bind(map[string]string{"namesrvAddr": *nsAddr}, cfg)
+	}
+	lg, err := zap.NewProduction()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 255
+	}
+	defer func() { _ = lg.Sync() }()
+	if cfg.RocketmqHome == "" {
+		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java name server")
+	}
+	return serve(cfg, netty, fileProps, lg)
+}
+
+// loadFile binds the -c properties file onto the configs, as Java does.
+func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig) (map[string]string, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m, err := props.Parse(f)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range props.Bind(m, cfg, netty) {
+		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+	}
+	cfg.ConfigStorePath = path
+	fmt.Printf("load config properties file OK, %s\n", path)
+	return m, nil
+}
+
+func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, fileProps map[string]string, lg *zap.Logger) int {
+	ns, err := namesrv.New(cfg, netty, lg)
+	if err != nil {
+		lg.Error("create name server failed", zap.Error(err))
+		return 255
+	}
+	ns.RegisterConfig(fileProps)
+	if err := ns.Start(); err != nil {
+		lg.Error("start name server failed", zap.Error(err))
+		return 255
+	}
+	fmt.Println("The Name Server boot success. serializeType=JSON")
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := ns.Shutdown(sctx); err != nil {
+		lg.Error("shutdown failed", zap.Error(err))
+		return 1
+	}
+	return 0
+}
