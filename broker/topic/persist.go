@@ -1,0 +1,143 @@
+package topic
+
+import (
+	"fmt"
+
+	jsoniter "github.com/json-iterator/go"
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/internal/configfile"
+	"github.com/rocketmq-go/rmq/remoting/body"
+)
+
+// topicConfigTableCap is the table size of Java's ConcurrentHashMap(1024).
+const topicConfigTableCap = 2048
+
+// Path returns the file the table persists to.
+func (m *Manager) Path() string { return m.path }
+
+// BuildTopicConfigSerializeWrapper is buildTopicConfigSerializeWrapper: a
+// copy of the table and version, with the topics in Java's write order. It
+// is the GET_ALL_TOPIC_CONFIG body and the register-broker payload.
+func (m *Manager) BuildTopicConfigSerializeWrapper() *body.TopicConfigSerializeWrapper {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.wrapperLocked()
+}
+
+func (m *Manager) wrapperLocked() *body.TopicConfigSerializeWrapper {
+	order := append([]string(nil), m.order...)
+	return &body.TopicConfigSerializeWrapper{
+		TopicConfigTable: cloneTable(m.table),
+		DataVersion:      m.version,
+		Order:            body.JavaHashOrder(order, body.JavaStringHash, topicConfigTableCap),
+	}
+}
+
+func cloneTable(t map[string]body.TopicConfig) map[string]body.TopicConfig {
+	out := make(map[string]body.TopicConfig, len(t))
+	for k, v := range t {
+		out[k] = v
+	}
+	return out
+}
+
+// Encode is encode(false): the compact GET_ALL_TOPIC_CONFIG body.
+func (m *Manager) Encode() []byte {
+	return m.BuildTopicConfigSerializeWrapper().AppendJSON(nil)
+}
+
+// decode merges topics.json over the table (putAll) and adopts its version.
+func (m *Manager) decode(data []byte) error {
+	var w body.TopicConfigSerializeWrapper
+	if err := decodeWrapper(data, &w); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, name := range w.Topics() {
+		tc := w.TopicConfigTable[name]
+		if tc.TopicName == "" {
+			tc.TopicName = name
+		}
+		m.put(tc)
+	}
+	m.version = w.DataVersion
+	return nil
+}
+
+// Load merges topics.json (or its .bak) over the start-up topics.
+func (m *Manager) Load() error {
+	src, err := configfile.Load(m.path, m.decode)
+	if err != nil {
+		m.lg.Error("load topic config failed", zap.String("path", m.path), zap.Error(err))
+		return err
+	}
+	m.lg.Info("topic config loaded", zap.String("path", m.path), zap.Stringer("source", src))
+	return nil
+}
+
+// Persist writes topics.json in Java's pretty layout.
+func (m *Manager) Persist() error {
+	m.persistMu.Lock()
+	defer m.persistMu.Unlock()
+	data, err := configfile.Pretty(m.Encode())
+	if err != nil {
+		return err
+	}
+	return configfile.Persist(m.path, data)
+}
+
+func (m *Manager) persistLogged() {
+	if err := m.Persist(); err != nil {
+		m.lg.Error("persist topic config failed", zap.String("path", m.path), zap.Error(err))
+	}
+}
+
+// SyncFromMaster applies the master's GET_ALL_TOPIC_CONFIG answer as
+// SlaveSynchronize.syncTopicConfig does: when the versions differ the table
+// is replaced, the version adopted and topics.json persisted. It reports
+// whether anything changed.
+func (m *Manager) SyncFromMaster(w *body.TopicConfigSerializeWrapper) bool {
+	m.mu.Lock()
+	if m.version == w.DataVersion {
+		m.mu.Unlock()
+		return false
+	}
+	m.version = w.DataVersion
+	m.table = make(map[string]body.TopicConfig, len(w.TopicConfigTable))
+	m.order = m.order[:0]
+	for _, name := range w.Topics() {
+		m.put(w.TopicConfigTable[name])
+	}
+	m.mu.Unlock()
+	m.persistLogged()
+	return true
+}
+
+// decodeWrapper reads a TopicConfigSerializeWrapper in fastjson or standard
+// form; fields a topic entry lacks keep TopicConfig's Java defaults.
+func decodeWrapper(data []byte, w *body.TopicConfigSerializeWrapper) error {
+	std, err := body.Normalize(data)
+	if err != nil {
+		return err
+	}
+	var raw struct {
+		TopicConfigTable map[string]jsoniter.RawMessage `json:"topicConfigTable"`
+		DataVersion      body.DataVersion               `json:"dataVersion"`
+	}
+	api := jsoniter.ConfigCompatibleWithStandardLibrary
+	if err := api.Unmarshal(std, &raw); err != nil {
+		return fmt.Errorf("topic: decode topic config wrapper: %w", err)
+	}
+	w.DataVersion = raw.DataVersion
+	w.TopicConfigTable = make(map[string]body.TopicConfig, len(raw.TopicConfigTable))
+	for name, msg := range raw.TopicConfigTable {
+		tc := body.NewTopicConfig(name)
+		if err := api.Unmarshal(msg, &tc); err != nil {
+			return fmt.Errorf("topic: decode topic config %s: %w", name, err)
+		}
+		w.TopicConfigTable[name] = tc
+	}
+	return nil
+}
