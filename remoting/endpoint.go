@@ -175,26 +175,23 @@ func (ep *endpoint) onRequest(ch *Channel, req *codec.RemotingCommand) {
 		ep.tasks.Add(-1)
 		ep.lg.Debug("too many requests and thread pool busy", zap.String("remoteAddr", ch.remoteAddr),
 			zap.String("pool", pe.pool.name), zap.Int32("code", req.Code))
-		if !req.IsOneway() {
-			ctx.Respond(codec.NewResponse(code.SystemBusy, "[OVERLOAD]system busy, start flow control for a while"))
-		}
+		ctx.respondAsIs(codec.NewResponse(code.SystemBusy, "[OVERLOAD]system busy, start flow control for a while"))
 	}
 }
 
 // run executes one processor call on a pool worker and sends its answer.
 func (ep *endpoint) run(p Processor, ctx *Context, req *codec.RemotingCommand) {
 	resp, err := ep.safeProcess(p, ctx, req)
-	if err != nil {
-		var re *Error
-		if errors.As(err, &re) {
-			resp = codec.NewResponse(re.Code, re.Remark)
-		} else {
-			resp = codec.NewResponse(code.SystemError, err.Error())
-		}
+	if err == nil {
+		ctx.Respond(resp) // nil: deferred or oneway
+		return
 	}
-	if resp != nil {
-		ctx.Respond(resp)
+	var re *Error
+	if errors.As(err, &re) {
+		ctx.Respond(codec.NewResponse(re.Code, re.Remark))
+		return
 	}
+	ctx.respondAsIs(codec.NewResponse(code.SystemError, err.Error()))
 }
 
 func (ep *endpoint) safeProcess(p Processor, ctx *Context, req *codec.RemotingCommand) (resp *codec.RemotingCommand, err error) {

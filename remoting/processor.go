@@ -36,11 +36,11 @@ type Context struct {
 	opaque    int32
 	oneway    bool
 	reqCode   int32
-	serialize codec.SerializeType
-	forced    atomic.Bool // serialize was set by ForceSerializeType
 	responded atomic.Bool
 	lg        *zap.Logger
-	forceMu   sync.Mutex
+
+	serMu     sync.Mutex          // guards serialize
+	serialize codec.SerializeType // the request's, or the one ForceSerializeType set
 }
 
 func newContext(ch *Channel, req *codec.RemotingCommand, lg *zap.Logger) *Context {
@@ -63,26 +63,34 @@ func (c *Context) IsOneway() bool { return c.oneway }
 // ForceSerializeType makes the response use t instead of the request's
 // serialize type (the default, as in Java 4.9).
 func (c *Context) ForceSerializeType(t codec.SerializeType) {
-	c.forceMu.Lock()
+	c.serMu.Lock()
 	c.serialize = t
-	c.forced.Store(true)
-	c.forceMu.Unlock()
+	c.serMu.Unlock()
 }
 
 // Respond sends resp as the reply: it gets the request's opaque, the response
 // flag and the request's serialize type (unless forced). Only the first
 // call sends; oneway requests are never answered.
 func (c *Context) Respond(resp *codec.RemotingCommand) {
-	if resp == nil || c.oneway {
+	if resp == nil {
+		return
+	}
+	c.serMu.Lock()
+	resp.SerializeType = c.serialize
+	c.serMu.Unlock()
+	c.respondAsIs(resp)
+}
+
+// respondAsIs is Respond keeping resp's serialize type: Java's error paths
+// (exception, overload) answer in the server's default, JSON.
+func (c *Context) respondAsIs(resp *codec.RemotingCommand) {
+	if c.oneway {
 		return
 	}
 	if c.responded.Swap(true) {
 		c.lg.Debug("response already sent", zap.Int32("opaque", c.opaque), zap.Int32("code", c.reqCode))
 		return
 	}
-	c.forceMu.Lock()
-	resp.SerializeType = c.serialize
-	c.forceMu.Unlock()
 	c.write(resp)
 }
 

@@ -1,0 +1,66 @@
+// Package remoting is the RocketMQ remoting transport: a server on gnet/v2
+// event loops (Java's NettyRemotingServer), a client on plain net.Conn
+// (NettyRemotingClient), processor registration with one bounded Pool per
+// request code, and the opaque-matched pending-response table both sides use
+// for their own requests. Frames are encoded by remoting/codec:
+//
+//	+--------------+----------------------+---------------+------------+
+//	| length (i32) | type<<24 | headerLen | header bytes  | body bytes |
+//	+--------------+----------------------+---------------+------------+
+//	length counts everything after itself; flag bit 0 = response, bit 1 = oneway
+//
+// # Threading model (server)
+//
+//	socket ─▶ gnet event loop (serverSelectorThreads)
+//	            OnTraffic: measure whole frames (codec.FrameLength), copy them out
+//	            in one slice, Discard, Decode, then per frame:
+//	              response → pending table → waiter's channel / callback goroutine
+//	              request  → Pool.Submit (never blocks; full → SYSTEM_BUSY [OVERLOAD])
+//	          ─▶ pool worker: Processor.ProcessRequest (panic → SYSTEM_ERROR)
+//	          ─▶ Context.Respond → Channel.WriteCommand: encode into the channel's
+//	             outbound buffer; the first frame into an empty buffer kicks
+//	             Conn.AsyncWrite, whose callback (on the event loop) sends
+//	             whatever was queued meanwhile in one more AsyncWrite, so
+//	             concurrent responses to one connection share write syscalls.
+//
+// The client is the same with a reader goroutine in place of OnTraffic and a
+// writer goroutine draining the outbound buffer in place of AsyncWrite.
+// Connect/close/idle events go to the ChannelEventListener on one event
+// goroutine (Java's NettyEventExecutor), never on an event loop. A sweeper
+// goroutine fails async calls past their deadline (ErrTimeout) and closes
+// channels idle longer than server/clientChannelMaxIdleTimeSeconds (IDLE then
+// CLOSE events, as Java).
+//
+// # Invariants
+//
+//   - Event loops never block; OnTraffic only copies, decodes and submits.
+//   - A frame longer than MaxFrameLength or with an impossible length closes
+//     only its own connection.
+//   - Responses carry the request's opaque, the response flag and the
+//     request's serialize type (Context.ForceSerializeType overrides); a
+//     Context answers at most once; oneway requests are never answered
+//     (except REQUEST_CODE_NOT_SUPPORTED, which Java sends regardless).
+//   - A pending entry is completed exactly once, by whoever removes it from
+//     the table (reply, timeout sweep, channel close or shutdown).
+//   - Opaques come from one process-wide counter (NextOpaque).
+//
+// # Lock order
+//
+// Locks are leaves except where listed; none is held across I/O or a
+// channel send that can block:
+//
+//	Client.mu is released before dialling and before closing channels.
+//	endpoint.procMu → Pool.mu (adopt/release take a pool reference)
+//	Channel.mu, pendingTable.mu, endpoint.chMu, endpoint.listenerMu,
+//	endpoint.goMu, Context.serMu: leaves.
+//
+// # Usage
+//
+//	s, _ := remoting.NewServer(cfg, lg)
+//	s.RegisterProcessor(code.HeartBeat, proc, remoting.NewPool("heartbeat", 4, 10000))
+//	_ = s.Start()
+//	defer s.Shutdown(ctx)
+//
+//	c := remoting.NewClient(remoting.NewNettyClientConfig(), lg)
+//	resp, err := c.InvokeSync(ctx, s.Addr().String(), codec.NewRequest(code.HeartBeat, nil, body))
+package remoting
