@@ -1,0 +1,267 @@
+package commitlog
+
+import (
+	"encoding/binary"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/store/mmap"
+	"github.com/rocketmq-go/rmq/internal/message"
+)
+
+// PutMessage appends m and waits for the flush / replica confirmation the
+// configuration asks for (Java CommitLog.putMessage).
+func (c *CommitLog) PutMessage(m *message.MessageExt) PutMessageResult {
+	ch := make(chan PutMessageResult, 1)
+	c.PutMessageAsync(m, func(r PutMessageResult) { ch <- r })
+	return <-ch
+}
+
+// PutMessages appends a batch (all of one topic and queue, already split
+// from the SEND_BATCH_MESSAGE body) as consecutive records in one file, and
+// waits like PutMessage.
+func (c *CommitLog) PutMessages(ms []*message.MessageExt) PutMessageResult {
+	ch := make(chan PutMessageResult, 1)
+	c.PutMessagesAsync(ms, func(r PutMessageResult) { ch <- r })
+	return <-ch
+}
+
+// PutMessageAsync appends m under the append lock and calls done once the
+// flush (SYNC_FLUSH) and replication (SYNC_MASTER) the message needs are
+// confirmed or timed out (Java asyncPutMessage). done runs on another
+// goroutine unless the result is final at once; it never blocks the caller.
+//
+// The CommitLog fills StoreTimestamp, QueueOffset, CommitLogOffset (in the
+// stored bytes and in m), rewrites DELAY messages to SCHEDULE_TOPIC_XXXX,
+// and computes BODYCRC. The caller sets topic, queueId, flag, body,
+// PropertiesString, sysFlag, born/store host, bornTimestamp, reconsumeTimes
+// and preparedTransactionOffset.
+func (c *CommitLog) PutMessageAsync(m *message.MessageExt, done func(PutMessageResult)) {
+	c.put([]*message.MessageExt{m}, done)
+}
+
+// PutMessagesAsync is the batch form of PutMessageAsync.
+func (c *CommitLog) PutMessagesAsync(ms []*message.MessageExt, done func(PutMessageResult)) {
+	if len(ms) == 0 {
+		done(PutMessageResult{Status: MessageIllegal})
+		return
+	}
+	c.put(ms, done)
+}
+
+func (c *CommitLog) put(ms []*message.MessageExt, done func(PutMessageResult)) {
+	if c.closed.Load() {
+		done(PutMessageResult{Status: ServiceNotAvailable})
+		return
+	}
+	if len(ms) == 1 {
+		c.rewriteDelay(ms[0])
+	}
+	bp := c.getBuf()
+	buf, status := c.encode((*bp)[:0], ms)
+	if status != PutOK {
+		*bp = buf
+		c.bufPool.Put(bp)
+		done(PutMessageResult{Status: status, Append: AppendMessageResult{Status: appendStatusFor(status)}})
+		return
+	}
+	res := c.appendLocked(buf, ms)
+	*bp = buf
+	c.bufPool.Put(bp)
+	if res.Status != PutOK {
+		done(res)
+		return
+	}
+	c.handleDiskFlushAndHA(res, ms[0], done)
+}
+
+func appendStatusFor(s PutMessageStatus) AppendMessageStatus {
+	switch s {
+	case MessageIllegal:
+		return AppendMessageSizeExceeded
+	case PropertiesSizeExceeded:
+		return AppendPropertiesSizeExceeded
+	}
+	return AppendUnknownError
+}
+
+func (c *CommitLog) getBuf() *[]byte {
+	if v := c.bufPool.Get(); v != nil {
+		return v.(*[]byte)
+	}
+	b := make([]byte, 0, 4096)
+	return &b
+}
+
+// rewriteDelay moves a delayed message to SCHEDULE_TOPIC_XXXX (Java
+// asyncPutMessage): level clamped to the max, queueId = level-1, REAL_TOPIC
+// and REAL_QID appended to the properties.
+func (c *CommitLog) rewriteDelay(m *message.MessageExt) {
+	t := message.TransactionType(m.SysFlag)
+	if c.cfg.MaxDelayLevel <= 0 || (t != message.SysFlagTransactionNot && t != message.SysFlagTransCommit) {
+		return
+	}
+	lv := message.PropertyValue(m.PropertiesString, message.PropertyDelayTimeLevel)
+	level, err := strconv.Atoi(lv)
+	if err != nil || level <= 0 {
+		return
+	}
+	props := m.PropertiesString
+	if level > c.cfg.MaxDelayLevel {
+		level = c.cfg.MaxDelayLevel
+		props = message.RemoveProperty(props, message.PropertyDelayTimeLevel)
+		props = message.AppendProperty(props, message.PropertyDelayTimeLevel, strconv.Itoa(level))
+	}
+	props = message.AppendProperty(props, message.PropertyRealTopic, m.Topic)
+	props = message.AppendProperty(props, message.PropertyRealQueueID, strconv.Itoa(int(m.QueueID)))
+	m.PropertiesString = props
+	if m.Properties != nil {
+		m.Properties = message.UnmarshalProperties(props)
+	}
+	m.Topic = message.ScheduleTopic
+	m.QueueID = int32(level - 1)
+}
+
+// encode renders every record outside the lock (Java MessageExtEncoder).
+func (c *CommitLog) encode(dst []byte, ms []*message.MessageExt) ([]byte, PutMessageStatus) {
+	for _, m := range ms {
+		if len(m.PropertiesString) > message.MaxPropertiesLength {
+			return dst, PropertiesSizeExceeded
+		}
+		if len(m.Topic) > message.MaxTopicLength || m.Topic == "" {
+			return dst, MessageIllegal
+		}
+		n := message.RecordLen(m.SysFlag|hostFlagsOf(m), len(m.Body), len(m.Topic), len(m.PropertiesString))
+		if n > c.cfg.MaxMessageSize { // Java compares the whole record length
+			c.lg.Warn("message size exceeded", zap.String("topic", m.Topic), zap.Int("msgSize", n),
+				zap.Int("maxMessageSize", c.cfg.MaxMessageSize))
+			return dst, MessageIllegal
+		}
+		var err error
+		if dst, err = message.EncodeRecord(dst, m); err != nil {
+			return dst, MessageIllegal
+		}
+	}
+	if len(dst)+message.BlankRecordLen > c.cfg.FileSize {
+		return dst, MessageIllegal
+	}
+	return dst, PutOK
+}
+
+func hostFlagsOf(m *message.MessageExt) int32 {
+	var f int32
+	if a := m.BornHost.Addr(); a.Is6() && !a.Is4In6() {
+		f |= message.SysFlagBornHostV6
+	}
+	if a := m.StoreHost.Addr(); a.Is6() && !a.Is4In6() {
+		f |= message.SysFlagStoreHostV6
+	}
+	return f
+}
+
+// appendLocked copies the encoded records into the last file under the
+// append lock, rolling to a new file with a blank record when they do not
+// fit, and assigns physical offsets, queue offsets and the store time.
+func (c *CommitLog) appendLocked(buf []byte, ms []*message.MessageExt) PutMessageResult {
+	c.putMu.Lock()
+	start := time.Now()
+	now := start.UnixMilli()
+	c.beginTimeInLock.Store(now)
+	defer func() {
+		c.beginTimeInLock.Store(0)
+		c.putMu.Unlock()
+	}()
+	if c.closed.Load() {
+		return PutMessageResult{Status: ServiceNotAvailable}
+	}
+	mf, err := c.fileFor(len(buf))
+	if err != nil || mf == nil {
+		c.lg.Error("create mapped file failed", zap.Error(err))
+		return PutMessageResult{Status: CreateMappedFileFailed, Append: AppendMessageResult{Status: AppendUnknownError}}
+	}
+	pos := int(mf.WrotePosition())
+	phys := mf.FileFromOffset() + int64(pos)
+	copy(mf.Data()[pos:], buf)
+	first := c.patch(mf.Data()[pos:pos+len(buf)], ms, phys, now)
+	mf.SetStoreTimestamp(now)
+	mf.SetWrotePosition(int32(pos + len(buf)))
+	return PutMessageResult{Status: PutOK, Append: AppendMessageResult{
+		Status: AppendPutOK, WroteOffset: phys, WroteBytes: int32(len(buf)),
+		MsgID: msgIDs(ms), StoreTimestamp: now, LogicsOffset: first,
+		MsgNum: int32(len(ms)), PagecacheRT: time.Since(start).Milliseconds(),
+	}}
+}
+
+// fileFor returns the file to write n bytes into, closing the current one
+// with a blank record when n + 8 does not fit (END_OF_FILE).
+func (c *CommitLog) fileFor(n int) (*mmap.MappedFile, error) {
+	mf, err := c.q.LastMappedFileOrCreate(0)
+	if err != nil {
+		return nil, err
+	}
+	pos := int(mf.WrotePosition())
+	left := c.cfg.FileSize - pos
+	if n+message.BlankRecordLen <= left {
+		return mf, nil
+	}
+	if left >= message.BlankRecordLen {
+		d := mf.Data()[pos:]
+		binary.BigEndian.PutUint32(d, uint32(left))
+		blank := message.BlankMagicCode
+		binary.BigEndian.PutUint32(d[4:], uint32(blank))
+	}
+	mf.SetWrotePosition(int32(c.cfg.FileSize))
+	return c.q.LastMappedFileOrCreate(0)
+}
+
+// patch writes queue offset, physical offset and store time into each
+// record of rec and advances the topic queue table. It returns the first
+// queue offset. Called under putMu.
+func (c *CommitLog) patch(rec []byte, ms []*message.MessageExt, phys, now int64) int64 {
+	be := binary.BigEndian
+	m0 := ms[0]
+	key := TopicQueueKey(m0.Topic, m0.QueueID)
+	next := c.topicQueueTable[key]
+	t := message.TransactionType(m0.SysFlag)
+	assign := t == message.SysFlagTransactionNot || t == message.SysFlagTransCommit
+	first := next
+	if !assign {
+		first = 0
+	}
+	off := 0
+	for i, m := range ms {
+		size := int(be.Uint32(rec[off:]))
+		qo := int64(0)
+		if assign {
+			qo = next + int64(i)
+		}
+		be.PutUint64(rec[off+message.PosQueueOffset:], uint64(qo))
+		be.PutUint64(rec[off+message.PosPhysOffset:], uint64(phys+int64(off)))
+		sys := int32(be.Uint32(rec[off+message.PosSysFlag:]))
+		be.PutUint64(rec[off+message.StoreTimestampPos(sys):], uint64(now))
+		m.QueueOffset, m.CommitLogOffset, m.StoreTimestamp, m.StoreSize = qo, phys+int64(off), now, int32(size)
+		m.SysFlag = sys
+		off += size
+	}
+	if assign {
+		c.topicQueueTable[key] = next + int64(len(ms))
+	}
+	return first
+}
+
+func msgIDs(ms []*message.MessageExt) string {
+	if len(ms) == 1 {
+		return message.OffsetMsgID(ms[0].StoreHost, ms[0].CommitLogOffset)
+	}
+	var b strings.Builder
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(message.OffsetMsgID(m.StoreHost, m.CommitLogOffset))
+	}
+	return b.String()
+}
