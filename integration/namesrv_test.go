@@ -1,0 +1,130 @@
+package integration
+
+import (
+	"context"
+	"hash/crc32"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/admin"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/namesrv"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+// startTestNamesrv runs a name server on 127.0.0.1:0 with a short broker expiry.
+func startTestNamesrv(t *testing.T, expiry time.Duration) *namesrv.Namesrv {
+	t.Helper()
+	cfg := namesrv.NewNamesrvConfig()
+	cfg.KVConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
+	cfg.ConfigStorePath = filepath.Join(t.TempDir(), "namesrv.properties")
+	cfg.ScanNotActiveBrokerInterval = 50
+	cfg.BrokerChannelExpiredTime = expiry.Milliseconds()
+	nc := namesrv.NewNettyServerConfig()
+	nc.ListenAddr = "127.0.0.1:0"
+	ns, err := namesrv.New(cfg, nc, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ns.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = ns.Shutdown(ctx)
+	})
+	return ns
+}
+
+// registerFakeBroker registers a master over our own remoting client, as a
+// Java broker's first REGISTER_BROKER does.
+func registerFakeBroker(t *testing.T, c *remoting.Client, nsAddr, brokerAddr string, topics map[string]int32) {
+	t.Helper()
+	w := body.TopicConfigSerializeWrapper{DataVersion: body.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: 1}, TopicConfigTable: map[string]body.TopicConfig{}}
+	for name, q := range topics {
+		tc := body.NewTopicConfig(name)
+		tc.ReadQueueNums, tc.WriteQueueNums = q, q
+		w.TopicConfigTable[name] = tc
+	}
+	b, err := (&body.RegisterBrokerBody{TopicConfigSerializeWrapper: w, FilterServerList: []string{}}).Encode(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &header.RegisterBrokerRequestHeader{BrokerName: "broker-a", BrokerAddr: brokerAddr, ClusterName: "DefaultCluster",
+		HAServerAddr: "127.0.0.1:10912", BodyCrc32: int32(crc32.ChecksumIEEE(b) & 0x7FFFFFFF)}
+	resp, err := c.InvokeSync(t.Context(), nsAddr, codec.NewRequest(code.RegisterBroker, h.ToExtFields(), b))
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("register: %v %+v", err, resp)
+	}
+}
+
+func TestNamesrvGoClientAdminAndRoutes(t *testing.T) {
+	rlog.SetLogLevel("error")
+	ns := startTestNamesrv(t, 700*time.Millisecond)
+	addr := ns.Addr().String()
+	rc := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
+	registerFakeBroker(t, rc, addr, "127.0.0.1:10911", map[string]int32{"TopicA": 4, "TopicB": 2})
+
+	adm, err := admin.NewAdmin(admin.WithResolver(primitive.NewPassthroughResolver([]string{addr})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = adm.Close() })
+
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	list, err := adm.FetchAllTopicList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := slices.Clone(list.TopicList)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"TopicA", "TopicB"}) {
+		t.Fatalf("topic list = %v", list.TopicList)
+	}
+	mqs, err := adm.FetchPublishMessageQueues(ctx, "TopicA")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mqs) != 4 || mqs[0].BrokerName != "broker-a" || mqs[0].Topic != "TopicA" {
+		t.Fatalf("publish queues = %v", mqs)
+	}
+	if _, err := adm.FetchPublishMessageQueues(ctx, "NoSuchTopic"); err == nil {
+		t.Fatal("unknown topic resolved")
+	}
+
+	// The fake broker now stays silent: after the expiry its topics vanish
+	// from the (uncached) topic list, and a first lookup of TopicB fails.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l, err := adm.FetchAllTopicList(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.TopicList) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("silent broker still routed")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if _, err := adm.FetchPublishMessageQueues(ctx, "TopicB"); err == nil {
+		t.Fatal("expired broker's topic still resolves")
+	}
+	list, err = adm.FetchAllTopicList(ctx)
+	if err != nil || len(list.TopicList) != 0 {
+		t.Fatalf("topics after expiry: %v %v", list, err)
+	}
+}
