@@ -49,6 +49,8 @@ type Channel struct {
 	goneOnce   sync.Once
 	lastActive atomic.Int64 // unix nanos of the last read or flush
 
+	need int // server only, event loop only: size of the partly received next frame
+
 	attachMu   sync.Mutex
 	attachment any
 }

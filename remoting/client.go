@@ -184,18 +184,20 @@ func (c *Client) dial(addr string, d *dialCall) {
 	} else {
 		ch, err = c.startConn(addr, conn)
 	}
+	var orphan *Channel
 	c.mu.Lock()
 	delete(c.dialing, addr)
 	if err == nil {
 		if c.closed {
-			err = ErrShutdown
-			_ = ch.Close()
-			ch = nil
+			err, orphan, ch = ErrShutdown, ch, nil
 		} else {
 			c.conns[addr] = ch
 		}
 	}
 	c.mu.Unlock()
+	if orphan != nil {
+		_ = orphan.Close()
+	}
 	d.ch, d.err = ch, err
 	close(d.done)
 }

@@ -62,11 +62,16 @@ func (h *gnetHandler) OnTraffic(c gnet.Conn) gnet.Action {
 	}
 	ep := h.s.ep
 	ch.touch()
-	buf, err := c.Peek(c.InboundBuffered())
+	buffered := c.InboundBuffered()
+	if buffered < ch.need { // a large frame still arriving: no Peek (it may copy)
+		return gnet.None
+	}
+	buf, err := c.Peek(buffered)
 	if err != nil {
 		return gnet.None
 	}
 	off := 0
+	ch.need = 0
 	for off < len(buf) {
 		n, err := codec.FrameLength(buf[off:], ep.maxFrame)
 		if err != nil {
@@ -74,6 +79,7 @@ func (h *gnetHandler) OnTraffic(c gnet.Conn) gnet.Action {
 			return gnet.Close
 		}
 		if n == 0 || off+n > len(buf) {
+			ch.need = n
 			break
 		}
 		off += n

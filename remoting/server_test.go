@@ -207,7 +207,10 @@ func TestRemotingPoolFullSystemBusy(t *testing.T) {
 	c := newTestClient(t)
 	addr := s.Addr().String()
 	results := make(chan *codec.RemotingCommand, 2)
-	for range 2 { // one runs, one waits in the queue
+	for i := range 2 { // one runs, then one waits in the queue
+		if i == 1 {
+			<-b.started
+		}
 		if err := c.InvokeAsync(ctxT(t, 5*time.Second), addr, codec.NewRequest(testCodeBlock, nil, nil),
 			func(r *codec.RemotingCommand, err error) {
 				if err != nil {
@@ -218,7 +221,6 @@ func TestRemotingPoolFullSystemBusy(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	<-b.started
 	var resp *codec.RemotingCommand
 	testutil.Eventually(t, 5*time.Second, func() error { // the second must have reached the queue
 		var err error
@@ -405,5 +407,32 @@ func TestRemotingLargeFrame(t *testing.T) {
 	}
 	if !bytes.Equal(resp.Body, body) {
 		t.Fatalf("body of %d bytes came back as %d bytes", len(body), len(resp.Body))
+	}
+}
+
+func TestRemotingFrameSplitAcrossWrites(t *testing.T) {
+	s := startServer(t, nil, func(s *Server) {
+		s.RegisterProcessor(testCodeEcho, echo, NewPool("echo", 1, 16))
+	})
+	r := dialRaw(t, s.Addr())
+	var frames []byte
+	for i := range 3 {
+		req := codec.NewRequest(testCodeEcho, map[string]string{"k": fmt.Sprint(i)}, bytes.Repeat([]byte{'x'}, 100))
+		req.Opaque = int32(i + 1)
+		var err error
+		if frames, err = codec.AppendFrame(frames, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p := 0; p < len(frames); p += 7 { // 7-byte pieces: prefixes and headers split too
+		if _, err := r.Write(frames[p:min(p+7, len(frames))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		resp, err := r.recv()
+		if err != nil || resp.Opaque != int32(i+1) || resp.Ext("k") != fmt.Sprint(i) || len(resp.Body) != 100 {
+			t.Fatalf("response %d: %+v %v", i, resp, err)
+		}
 	}
 }
