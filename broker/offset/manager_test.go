@@ -257,3 +257,19 @@ func TestConsumerOffsetConcurrentCommitPersist(t *testing.T) {
 		}
 	}
 }
+
+func TestConsumerOffsetCorruptWithoutBakStartsEmpty(t *testing.T) {
+	m := newManager(t)
+	if err := os.MkdirAll(filepath.Dir(m.Path()), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(m.Path(), []byte("{garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Load(); err != nil {
+		t.Fatalf("Java starts empty here: %v", err)
+	}
+	if len(m.Snapshot()) != 0 {
+		t.Fatal("table must be empty")
+	}
+}

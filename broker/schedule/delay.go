@@ -125,6 +125,9 @@ func (t *OffsetTable) Load() error {
 		t.lg.Error("load delay offset failed", zap.String("path", t.path), zap.Error(err))
 		return err
 	}
+	if src == configfile.SourceDiscarded {
+		t.lg.Warn("config file unreadable and no backup, starting empty", zap.String("path", t.path))
+	}
 	t.lg.Info("delay offset loaded", zap.String("path", t.path), zap.Stringer("source", src))
 	return nil
 }

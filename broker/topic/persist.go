@@ -73,6 +73,9 @@ func (m *Manager) Load() error {
 		m.lg.Error("load topic config failed", zap.String("path", m.path), zap.Error(err))
 		return err
 	}
+	if src == configfile.SourceDiscarded {
+		m.lg.Warn("config file unreadable and no backup, starting empty", zap.String("path", m.path))
+	}
 	m.lg.Info("topic config loaded", zap.String("path", m.path), zap.Stringer("source", src))
 	return nil
 }

@@ -17,6 +17,9 @@ const (
 	SourceNone Source = iota // neither the file nor its .bak had content
 	SourceMain               // the file itself
 	SourceBak                // the .bak copy, because the file was missing, empty or bad
+	// SourceDiscarded: the file was unreadable or rejected and there is no
+	// .bak; like Java the caller starts empty, but should say so loudly.
+	SourceDiscarded
 )
 
 // String names the source for logs.
@@ -26,17 +29,23 @@ func (s Source) String() string {
 		return "main"
 	case SourceBak:
 		return "bak"
+	case SourceDiscarded:
+		return "discarded"
 	default:
 		return "none"
 	}
 }
 
-// ErrCorrupt is returned when both the file and its .bak exist but neither decodes.
+// ErrCorrupt is returned when the .bak is needed but cannot be read or decoded.
 var ErrCorrupt = errors.New("configfile: file and backup both unreadable")
 
 // Load reads path and hands its content to decode; when the file is missing,
 // empty or rejected by decode it tries path+".bak" instead, as
-// ConfigManager.load does. A missing or empty .bak yields (SourceNone, nil).
+// ConfigManager.load does. A missing or empty .bak yields (SourceNone, nil),
+// or (SourceDiscarded, nil) when the main file existed but was unusable:
+// Java then starts with an empty table too. Only a .bak that exists but
+// cannot be read or decoded is an error (ErrCorrupt); Java's load returns
+// false there and the broker refuses to start.
 func Load(path string, decode func(data []byte) error) (Source, error) {
 	data, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -59,7 +68,7 @@ func loadBak(path string, decode func([]byte) error, mainErr error) (Source, err
 	}
 	if len(data) == 0 {
 		if mainErr != nil {
-			return SourceNone, errors.Join(ErrCorrupt, mainErr)
+			return SourceDiscarded, nil
 		}
 		return SourceNone, nil
 	}

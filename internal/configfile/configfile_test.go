@@ -78,10 +78,11 @@ func TestConfigFileLoadBothCorrupt(t *testing.T) {
 	if _, err := Load(path, decodeJSONish(&got)); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("want ErrCorrupt, got %v", err)
 	}
-	// A corrupt main file with no backup is an error too, not an empty start.
+	// A corrupt main file with no backup starts empty, as in Java, but the
+	// caller is told the file was discarded.
 	_ = os.Remove(path + ".bak")
-	if _, err := Load(path, decodeJSONish(&got)); !errors.Is(err, ErrCorrupt) {
-		t.Fatalf("corrupt main without bak: %v", err)
+	if src, err := Load(path, decodeJSONish(&got)); err != nil || src != SourceDiscarded {
+		t.Fatalf("corrupt main without bak: %v %v", src, err)
 	}
 }
 
