@@ -128,7 +128,10 @@ func (s *Server) gnetOptions() []gnet.Option {
 // tasks, closes every connection, stops the event loops and releases the
 // pools. It is idempotent.
 func (s *Server) Shutdown(ctx context.Context) error {
-	if s.state.Swap(stateStopped) != stateRunning {
+	switch s.state.Swap(stateStopped) {
+	case stateNew: // never started: only the pool references to give back
+		return s.ep.stopHousekeeping(ctx)
+	case stateStopped:
 		return nil
 	}
 	s.closing.Store(true)

@@ -436,3 +436,36 @@ func TestRemotingFrameSplitAcrossWrites(t *testing.T) {
 		}
 	}
 }
+
+func TestRemotingGarbageHeaderClosesConnection(t *testing.T) {
+	s := startServer(t, nil, func(s *Server) {
+		s.RegisterProcessor(testCodeEcho, echo, NewPool("echo", 1, 16))
+	})
+	bad := dialRaw(t, s.Addr())
+	garbage := []byte{0, 0, 0, 12, 0, 0, 0, 8, '{', 'x', 'x', 'x', 'x', 'x', 'x', '}'}
+	if _, err := bad.Write(garbage); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bad.recv(); !errors.Is(err, io.EOF) && !isConnReset(err) {
+		t.Fatalf("garbage header: read %v, want the connection closed", err)
+	}
+	resp, err := newTestClient(t).InvokeSync(ctxT(t, 5*time.Second), s.Addr().String(), codec.NewRequest(testCodeEcho, nil, nil))
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("server after garbage: %+v %v", resp, err)
+	}
+}
+
+func TestRemotingShutdownBeforeStartReleasesPools(t *testing.T) {
+	pool := NewPool("unused", 1, 1)
+	s, err := NewServer(testServerConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.RegisterProcessor(testCodeEcho, echo, pool)
+	if err := s.Shutdown(ctxT(t, 5*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if pool.Submit(func() {}) {
+		t.Fatal("pool still running after its only server shut down")
+	}
+}
