@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
 )
 
 // fuzzSeeds returns the testdata frames plus damaged variants of them.
-func fuzzSeeds(f *testing.F) [][]byte {
+func fuzzSeeds(f testing.TB) [][]byte {
 	files, _ := filepath.Glob(filepath.Join(testdataFrames, "*.bin"))
 	var seeds [][]byte
 	for _, name := range files {
@@ -145,4 +146,29 @@ func FuzzDecodeSplit(f *testing.F) {
 			checkRoundTrip(t, whole[i])
 		}
 	})
+}
+
+// TestCodecRandomMutations runs the fuzz invariants over deterministic random
+// byte edits of the seeds, so plain `go test` exercises them too.
+func TestCodecRandomMutations(t *testing.T) {
+	seeds := fuzzSeeds(t)
+	r := rand.New(rand.NewSource(1))
+	for range 20000 {
+		s := append([]byte{}, seeds[r.Intn(len(seeds))]...)
+		for range 1 + r.Intn(4) {
+			if len(s) == 0 {
+				break
+			}
+			i := r.Intn(len(s))
+			switch r.Intn(3) {
+			case 0:
+				s[i] = byte(r.Intn(256))
+			case 1:
+				s = append(s[:i], s[i+1:]...)
+			default:
+				s = append(s[:i], append([]byte{byte(r.Intn(256))}, s[i:]...)...)
+			}
+		}
+		checkRoundTrip(t, s)
+	}
 }

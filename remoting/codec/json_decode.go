@@ -36,6 +36,7 @@ type jsonParser struct {
 	lay    *headerLayout
 	javaOK bool
 	goOK   bool
+	saved  [3]bool // javaOK, goOK, exact before the current top-level key
 }
 
 func malformed(p *jsonParser, what string) error {
@@ -56,6 +57,7 @@ func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte) error {
 	for {
 		p.ws()
 		kStart := p.i
+		p.saved = [3]bool{p.javaOK, p.goOK, p.lay.exact}
 		k, err := p.str()
 		if err != nil {
 			return err
@@ -143,6 +145,12 @@ func (p *jsonParser) unknown(kStart, kEnd int) error {
 	vStart := p.i
 	if err := p.skipValue(); err != nil {
 		return err
+	}
+	// an unknown field is replayed verbatim, so its text does not decide the
+	// escaping style or exactness; only the separator is rebuilt
+	p.javaOK, p.goOK, p.lay.exact = p.saved[0], p.saved[1], p.saved[2]
+	if vStart != kEnd+1 {
+		p.lay.exact = false
 	}
 	l := p.lay
 	l.unknown = append(l.unknown, rawField{after: l.nkeys, key: p.s[kStart:kEnd], value: p.s[vStart:p.i]})
