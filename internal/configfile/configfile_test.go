@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -132,4 +133,24 @@ func TestConfigFilePretty(t *testing.T) {
 			t.Errorf("%s accepted", bad)
 		}
 	}
+}
+
+// FuzzConfigFilePretty: Pretty never panics, and removing the whitespace it
+// adds outside strings gives back the input.
+func FuzzConfigFilePretty(f *testing.F) {
+	for _, s := range []string{`{"a":{0:1,1:2}}`, `{"a":[1,{"b":"c,}"}]}`, `{}`, `{"s":"\"}"}`, `{"a":1`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if bytes.ContainsAny(in, "\n\t") {
+			return
+		}
+		out, err := Pretty(in)
+		if err != nil {
+			return
+		}
+		if strip := strings.NewReplacer("\n", "", "\t", "").Replace(string(out)); strip != string(in) {
+			t.Fatalf("Pretty changed content: %q -> %q", in, out)
+		}
+	})
 }
