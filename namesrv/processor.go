@@ -249,18 +249,32 @@ func (p *DefaultRequestProcessor) getRouteInfoByTopic(_ *remoting.Context, req *
 	if err := decodeHeader(req, &h); err != nil {
 		return nil, err
 	}
-	rd := p.ns.route.PickupTopicRouteData(h.Topic)
-	if rd == nil {
+	standard := req.Version >= code.VersionV494 || (h.AcceptStandardJSONOnly != nil && *h.AcceptStandardJSONOnly)
+	var b []byte
+	if conf, ok := p.orderTopicConf(h.Topic); ok {
+		if rd := p.ns.route.PickupTopicRouteData(h.Topic); rd != nil {
+			rd.OrderTopicConf = conf
+			b = rd.Encode(standard)
+		}
+	} else {
+		b = p.ns.route.TopicRouteBody(h.Topic, standard)
+	}
+	if b == nil {
 		return codec.NewResponse(code.TopicNotExist,
 			"No topic route info in name server for the topic: "+h.Topic+applyTopicFAQ), nil
 	}
-	if p.ns.Config().OrderMessageEnable {
-		rd.OrderTopicConf, _ = p.ns.kv.Get(NamespaceOrderTopicConfig, h.Topic)
-	}
-	standard := req.Version >= code.VersionV494 || (h.AcceptStandardJSONOnly != nil && *h.AcceptStandardJSONOnly)
 	r := success(false)
-	r.Body = rd.Encode(standard)
+	r.Body = b
 	return r, nil
+}
+
+// orderTopicConf returns the KV ORDER_TOPIC_CONFIG entry of topic when
+// orderMessageEnable is on.
+func (p *DefaultRequestProcessor) orderTopicConf(topic string) (string, bool) {
+	if !p.ns.Config().OrderMessageEnable {
+		return "", false
+	}
+	return p.ns.kv.Get(NamespaceOrderTopicConfig, topic)
 }
 
 func (p *DefaultRequestProcessor) getBrokerClusterInfo(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {

@@ -5,6 +5,7 @@ package namesrv
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 
@@ -63,6 +64,9 @@ type RouteInfoManager struct {
 	clusterAddrTable  map[string]map[string]struct{}        // cluster → brokerNames
 	brokerLiveTable   map[string]*brokerLiveInfo            // brokerAddr → liveness
 	filterServerTable map[string][]string                   // brokerAddr → filter servers
+
+	gen   atomic.Uint64 // bumped under mu (write) whenever a route may change
+	cache sync.Map      // routeCacheKey → *cachedRoute
 }
 
 // NewRouteInfoManager returns an empty table; lg nil means no logging.
@@ -91,6 +95,7 @@ func (r *RouteInfoManager) RegisterBroker(a RegisterBrokerArgs) body.RegisterBro
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.bumpLocked()
 	names := r.clusterAddrTable[a.ClusterName]
 	if names == nil {
 		names = make(map[string]struct{})
@@ -206,6 +211,7 @@ func (r *RouteInfoManager) UpdateBrokerInfoUpdateTimestamp(brokerAddr string, no
 func (r *RouteInfoManager) UnregisterBroker(clusterName, brokerAddr, brokerName string, brokerID int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.bumpLocked()
 	delete(r.brokerLiveTable, brokerAddr)
 	delete(r.filterServerTable, brokerAddr)
 	bd := r.brokerAddrTable[brokerName]

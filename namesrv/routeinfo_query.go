@@ -98,6 +98,7 @@ func (r *RouteInfoManager) OnChannelDestroy(remoteAddr string, ch BrokerChannel)
 
 // destroyLocked removes every trace of one broker address.
 func (r *RouteInfoManager) destroyLocked(brokerAddr string) {
+	r.bumpLocked()
 	delete(r.brokerLiveTable, brokerAddr)
 	delete(r.filterServerTable, brokerAddr)
 	nameFound, removeName := "", false
@@ -281,6 +282,7 @@ func (r *RouteInfoManager) AddWritePermOfBroker(brokerName string) int {
 func (r *RouteInfoManager) operateWritePerm(brokerName string, f func(int32) int32) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.bumpLocked()
 	n := 0
 	for _, qm := range r.topicQueueTable {
 		if qd := qm[brokerName]; qd != nil {
@@ -296,6 +298,7 @@ func (r *RouteInfoManager) operateWritePerm(brokerName string, f func(int32) int
 func (r *RouteInfoManager) DeleteTopic(topic, clusterName string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.bumpLocked()
 	if clusterName == "" {
 		delete(r.topicQueueTable, topic)
 		return
@@ -320,6 +323,7 @@ func (r *RouteInfoManager) RegisterTopic(topic string, qds []body.QueueData) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.bumpLocked()
 	for i := range qds {
 		if r.brokerAddrTable[qds[i].BrokerName] == nil {
 			r.lg.Warn("register topic names an unknown broker", zap.String("topic", topic), zap.String("brokerName", qds[i].BrokerName))

@@ -214,3 +214,27 @@ func TestRouteInfoPermsDeleteAndLists(t *testing.T) {
 		t.Fatalf("member group %+v", g)
 	}
 }
+
+func TestRouteInfoCachedBodyFollowsChanges(t *testing.T) {
+	r := NewRouteInfoManager(zaptest.NewLogger(t))
+	if r.TopicRouteBody("T", false) != nil {
+		t.Fatal("no route expected")
+	}
+	reg(r, "a", "a:1", 0, wrapper(1, "T"), nil, 1)
+	first := string(r.TopicRouteBody("T", false))
+	if first != string(r.PickupTopicRouteData("T").Encode(false)) || first != string(r.TopicRouteBody("T", false)) {
+		t.Fatal("cached body differs from a fresh encode")
+	}
+	reg(r, "a", "a:2", 1, wrapper(1, "T"), nil, 2)
+	if got := string(r.TopicRouteBody("T", false)); got == first || got != string(r.PickupTopicRouteData("T").Encode(false)) {
+		t.Fatalf("cache not invalidated by a new slave: %s", got)
+	}
+	r.WipeWritePermOfBroker("a")
+	if got := r.TopicRouteBody("T", true); string(got) != string(r.PickupTopicRouteData("T").Encode(true)) {
+		t.Fatalf("cache not invalidated by wipe: %s", got)
+	}
+	r.DeleteTopic("T", "")
+	if r.TopicRouteBody("T", false) != nil || r.TopicRouteBody("T", true) != nil {
+		t.Fatal("deleted topic still cached")
+	}
+}

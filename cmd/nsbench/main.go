@@ -1,0 +1,137 @@
+// Command nsbench measures GET_ROUTEINFO_BY_TOPIC throughput of a name
+// server: 10 brokers each registering 100 topics, then closed-loop route
+// lookups over N connections. Without -addr it runs an in-process name server
+// (the RSS printed then covers server and clients).
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rocketmq-go/rmq/namesrv"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+func main() {
+	addr := flag.String("addr", "", "name server address (empty: start one in-process)")
+	conns := flag.Int("conns", 16, "connections")
+	dur := flag.Duration("d", 5*time.Second, "measurement time")
+	brokers := flag.Int("brokers", 10, "brokers to register")
+	topics := flag.Int("topics", 100, "topics per broker")
+	flag.Parse()
+	if *addr == "" {
+		dir, _ := os.MkdirTemp("", "nsbench")
+		defer os.RemoveAll(dir)
+		cfg := namesrv.NewNamesrvConfig()
+		cfg.KVConfigPath, cfg.ConfigStorePath = dir+"/kv.json", dir+"/ns.properties"
+		nc := namesrv.NewNettyServerConfig()
+		nc.ListenAddr = "127.0.0.1:0"
+		ns, err := namesrv.New(cfg, nc, nil)
+		if err == nil {
+			err = ns.Start()
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer ns.Shutdown(context.Background())
+		*addr = ns.Addr().String()
+	}
+	if err := register(*addr, *brokers, *topics); err != nil {
+		fmt.Fprintln(os.Stderr, "register:", err)
+		os.Exit(1)
+	}
+	lat, n := run(*addr, *conns, *topics, *dur)
+	slices.Sort(lat)
+	fmt.Printf("GET_ROUTEINFO_BY_TOPIC brokers=%d topics=%d conns=%d: %d req in %v = %.0f QPS, p50=%v p99=%v, VmRSS=%s\n",
+		*brokers, *topics, *conns, n, *dur, float64(n)/dur.Seconds(), pct(lat, 0.50), pct(lat, 0.99), vmRSS())
+}
+
+func register(addr string, brokers, topics int) error {
+	c := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+	defer c.Shutdown(context.Background())
+	for b := 0; b < brokers; b++ {
+		w := body.TopicConfigSerializeWrapper{DataVersion: body.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: 1}, TopicConfigTable: map[string]body.TopicConfig{}}
+		for i := 0; i < topics; i++ {
+			tc := body.NewTopicConfig(fmt.Sprintf("BenchTopic%d", i))
+			tc.ReadQueueNums, tc.WriteQueueNums = 8, 8
+			w.TopicConfigTable[tc.TopicName] = tc
+		}
+		data, _ := (&body.RegisterBrokerBody{TopicConfigSerializeWrapper: w, FilterServerList: []string{}}).Encode(false)
+		h := &header.RegisterBrokerRequestHeader{BrokerName: fmt.Sprintf("broker-%d", b), BrokerAddr: fmt.Sprintf("127.0.0.%d:10911", b+1),
+			ClusterName: "BenchCluster", HAServerAddr: fmt.Sprintf("127.0.0.%d:10912", b+1)}
+		resp, err := c.InvokeSync(context.Background(), addr, codec.NewRequest(code.RegisterBroker, h.ToExtFields(), data))
+		if err != nil {
+			return err
+		}
+		if resp.Code != code.Success {
+			return fmt.Errorf("code %d %s", resp.Code, resp.Remark)
+		}
+	}
+	return nil
+}
+
+// run does closed-loop lookups on conns connections (one client each).
+func run(addr string, conns, topics int, dur time.Duration) ([]time.Duration, int) {
+	var mu sync.Mutex
+	var all []time.Duration
+	var wg sync.WaitGroup
+	stop := time.Now().Add(dur)
+	for i := 0; i < conns; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			c := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+			defer c.Shutdown(context.Background())
+			lat := make([]time.Duration, 0, 1<<16)
+			for j := i; time.Now().Before(stop); j++ {
+				h := &header.GetRouteInfoRequestHeader{Topic: fmt.Sprintf("BenchTopic%d", j%topics)}
+				t0 := time.Now()
+				resp, err := c.InvokeSync(context.Background(), addr, codec.NewRequest(code.GetRouteinfoByTopic, h.ToExtFields(), nil))
+				if err != nil || resp.Code != code.Success {
+					fmt.Fprintln(os.Stderr, "lookup failed:", err)
+					return
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
+		}(i)
+	}
+	wg.Wait()
+	return all, len(all)
+}
+
+func pct(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[int(float64(len(sorted)-1)*p)]
+}
+
+func vmRSS() string {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return "n/a"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "n/a"
+}
