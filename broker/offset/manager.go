@@ -39,7 +39,7 @@ func New(path string, lg *zap.Logger) *Manager {
 	}
 	return &Manager{
 		path:  path,
-		lg:    lg.Named("offset"),
+		lg:    lg,
 		now:   func() int64 { return time.Now().UnixMilli() },
 		table: map[string]map[int32]Entry{},
 	}

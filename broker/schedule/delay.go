@@ -72,7 +72,7 @@ func NewOffsetTable(path string, lg *zap.Logger) *OffsetTable {
 	if lg == nil {
 		lg = zap.NewNop()
 	}
-	return &OffsetTable{path: path, lg: lg.Named("schedule"), table: map[int32]int64{}}
+	return &OffsetTable{path: path, lg: lg, table: map[int32]int64{}}
 }
 
 // Path returns the file the table persists to.

@@ -50,7 +50,7 @@ func New(path string, autoCreate bool, lg *zap.Logger) *Manager {
 	}
 	m := &Manager{
 		path:  path,
-		lg:    lg.Named("subscription"),
+		lg:    lg,
 		now:   func() int64 { return time.Now().UnixMilli() },
 		table: map[string]body.SubscriptionGroupConfig{},
 	}

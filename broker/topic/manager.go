@@ -47,7 +47,7 @@ func New(opts Options, path string, lg *zap.Logger) *Manager {
 	}
 	m := &Manager{
 		path:         path,
-		lg:           lg.Named("topic"),
+		lg:           lg,
 		now:          func() int64 { return time.Now().UnixMilli() },
 		table:        map[string]body.TopicConfig{},
 		systemTopics: map[string]bool{},
