@@ -228,3 +228,30 @@ func (w *beanWriter) boolField(name string, v bool) {
 	w.key(name)
 	w.b = strconv.AppendBool(w.b, v)
 }
+
+// EncodeForC writes the same table as ResetOffsetBodyForC, the body the
+// broker sends C++ clients (language CPP) instead: a list of
+// MessageQueueForC {"brokerName","offset","queueId","topic"} in the
+// HashMap order of the table.
+func (r *ResetOffsetBody) EncodeForC() []byte {
+	w := &beanWriter{}
+	w.open()
+	if r.OffsetTable != nil {
+		w.key("offsetTable")
+		w.b = append(w.b, '[')
+		for i, mq := range MessageQueueOrder(keysOf(r.OffsetTable)) {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.open()
+			w.strField("brokerName", mq.BrokerName)
+			w.intField("offset", r.OffsetTable[mq])
+			w.intField("queueId", int64(mq.QueueID))
+			w.strField("topic", mq.Topic)
+			w.close()
+		}
+		w.b = append(w.b, ']')
+	}
+	w.close()
+	return w.b
+}

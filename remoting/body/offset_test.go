@@ -190,3 +190,19 @@ func FuzzBodyOffsetDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestBodyResetOffsetForC(t *testing.T) {
+	r := &ResetOffsetBody{OffsetTable: map[MessageQueue]int64{
+		{Topic: "TopicTest", BrokerName: "broker-a", QueueID: 0}: 7,
+		{Topic: "TopicTest", BrokerName: "broker-a", QueueID: 3}: 9,
+	}}
+	// Same queue order as the golden ResetOffsetBody (queue 3 before 0).
+	want := `{"offsetTable":[{"brokerName":"broker-a","offset":9,"queueId":3,"topic":"TopicTest"},` +
+		`{"brokerName":"broker-a","offset":7,"queueId":0,"topic":"TopicTest"}]}`
+	if got := string(r.EncodeForC()); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if got := string((&ResetOffsetBody{}).EncodeForC()); got != "{}" {
+		t.Fatalf("null list: %s", got)
+	}
+}
