@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -29,6 +30,8 @@ func main() {
 	dur := flag.Duration("d", 5*time.Second, "measurement time")
 	brokers := flag.Int("brokers", 10, "brokers to register")
 	topics := flag.Int("topics", 100, "topics per broker")
+	par := flag.Int("par", 1, "concurrent requests per connection")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the measurement here")
 	flag.Parse()
 	if *addr == "" {
 		dir, _ := os.MkdirTemp("", "nsbench")
@@ -52,10 +55,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "register:", err)
 		os.Exit(1)
 	}
-	lat, n := run(*addr, *conns, *topics, *dur)
+	if *profile != "" {
+		if f, err := os.Create(*profile); err == nil {
+			_ = pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
+	lat, n := run(*addr, *conns, *par, *topics, *dur)
 	slices.Sort(lat)
-	fmt.Printf("GET_ROUTEINFO_BY_TOPIC brokers=%d topics=%d conns=%d: %d req in %v = %.0f QPS, p50=%v p99=%v, VmRSS=%s\n",
-		*brokers, *topics, *conns, n, *dur, float64(n)/dur.Seconds(), pct(lat, 0.50), pct(lat, 0.99), vmRSS())
+	fmt.Printf("GET_ROUTEINFO_BY_TOPIC brokers=%d topics=%d conns=%d par=%d: %d req in %v = %.0f QPS, p50=%v p99=%v, VmRSS=%s\n",
+		*brokers, *topics, *conns, *par, n, *dur, float64(n)/dur.Seconds(), pct(lat, 0.50), pct(lat, 0.99), vmRSS())
 }
 
 func register(addr string, brokers, topics int) error {
@@ -82,36 +91,43 @@ func register(addr string, brokers, topics int) error {
 	return nil
 }
 
-// run does closed-loop lookups on conns connections (one client each).
-func run(addr string, conns, topics int, dur time.Duration) ([]time.Duration, int) {
+// run does closed-loop lookups: par goroutines on each of conns connections.
+func run(addr string, conns, par, topics int, dur time.Duration) ([]time.Duration, int) {
 	var mu sync.Mutex
 	var all []time.Duration
 	var wg sync.WaitGroup
 	stop := time.Now().Add(dur)
 	for i := 0; i < conns; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			c := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
-			defer c.Shutdown(context.Background())
-			lat := make([]time.Duration, 0, 1<<16)
-			for j := i; time.Now().Before(stop); j++ {
-				h := &header.GetRouteInfoRequestHeader{Topic: fmt.Sprintf("BenchTopic%d", j%topics)}
-				t0 := time.Now()
-				resp, err := c.InvokeSync(context.Background(), addr, codec.NewRequest(code.GetRouteinfoByTopic, h.ToExtFields(), nil))
-				if err != nil || resp.Code != code.Success {
-					fmt.Fprintln(os.Stderr, "lookup failed:", err)
-					return
-				}
-				lat = append(lat, time.Since(t0))
-			}
-			mu.Lock()
-			all = append(all, lat...)
-			mu.Unlock()
-		}(i)
+		c := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+		defer c.Shutdown(context.Background())
+		for k := 0; k < par; k++ {
+			wg.Add(1)
+			go func(seed int) {
+				defer wg.Done()
+				lat := loop(c, addr, seed, topics, stop)
+				mu.Lock()
+				all = append(all, lat...)
+				mu.Unlock()
+			}(i*par + k)
+		}
 	}
 	wg.Wait()
 	return all, len(all)
+}
+
+func loop(c *remoting.Client, addr string, seed, topics int, stop time.Time) []time.Duration {
+	lat := make([]time.Duration, 0, 1<<12)
+	for j := seed; time.Now().Before(stop); j++ {
+		h := &header.GetRouteInfoRequestHeader{Topic: fmt.Sprintf("BenchTopic%d", j%topics)}
+		t0 := time.Now()
+		resp, err := c.InvokeSync(context.Background(), addr, codec.NewRequest(code.GetRouteinfoByTopic, h.ToExtFields(), nil))
+		if err != nil || resp.Code != code.Success {
+			fmt.Fprintln(os.Stderr, "lookup failed:", err)
+			return lat
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	return lat
 }
 
 func pct(sorted []time.Duration, p float64) time.Duration {
