@@ -305,36 +305,53 @@ func localHostName() string {
 	return DefaultBrokerName
 }
 
-// LocalAddress mirrors RemotingUtil.getLocalAddress: the first site address
-// that is neither loopback nor 192.168.x.x, else the last 192.168.x.x one,
-// else an IPv6 address, else 127.0.0.1.
+// LocalAddress mirrors RemotingUtil.getLocalAddress: among the addresses
+// of non-bridge interfaces, the first IPv4 one that is neither 127.0.x.x nor
+// 192.168.x.x, else the last IPv4 one, else the first IPv6 one (in
+// brackets, as normalizeHostAddress writes it), else 127.0.0.1.
 func LocalAddress() string {
-	addrs, err := net.InterfaceAddrs()
+	ifaces, err := net.Interfaces()
 	if err != nil {
 		return "127.0.0.1"
 	}
 	var v4, v6 []string
-	for _, a := range addrs {
-		ipn, ok := a.(*net.IPNet)
-		if !ok || ipn.IP.IsLoopback() || ipn.IP.IsLinkLocalUnicast() {
+	for _, ifc := range ifaces {
+		if isBridge(ifc.Name) {
 			continue
 		}
-		if ip4 := ipn.IP.To4(); ip4 != nil {
-			v4 = append(v4, ip4.String())
-		} else {
-			v6 = append(v6, ipn.IP.String())
+		addrs, err := ifc.Addrs()
+		if err != nil {
+			continue
 		}
-	}
-	if len(v4) > 0 {
-		for _, ip := range v4 {
-			if !strings.HasPrefix(ip, "127.0") && !strings.HasPrefix(ip, "192.168") {
-				return ip
+		for _, a := range addrs {
+			ipn, ok := a.(*net.IPNet)
+			if !ok || ipn.IP.IsLoopback() {
+				continue
+			}
+			if ip4 := ipn.IP.To4(); ip4 != nil {
+				v4 = append(v4, ip4.String())
+			} else {
+				v6 = append(v6, "["+ipn.IP.String()+"]")
 			}
 		}
-		return v4[len(v4)-1]
 	}
-	if len(v6) > 0 {
+	for _, ip := range v4 {
+		if !strings.HasPrefix(ip, "127.0") && !strings.HasPrefix(ip, "192.168") {
+			return ip
+		}
+	}
+	switch {
+	case len(v4) > 0:
+		return v4[len(v4)-1]
+	case len(v6) > 0:
 		return v6[0]
 	}
 	return "127.0.0.1"
+}
+
+// isBridge is RemotingUtil.isBridge: Linux exposes bridges as
+// /sys/class/net/<name>/bridge.
+func isBridge(name string) bool {
+	_, err := os.Stat("/sys/class/net/" + name + "/bridge")
+	return err == nil
 }
