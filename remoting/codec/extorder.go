@@ -30,45 +30,47 @@ func forEachExt(dst []byte, m map[string]string, lay *headerLayout, w entryWrite
 	if written == len(m) {
 		return dst, nil
 	}
-	var buf [32]string
-	keys := buf[:0]
-	for k := range m {
+	var buf [32]kv
+	extra := buf[:0]
+	for k, v := range m {
 		if lay == nil || lay.extIndex(k) < 0 {
-			keys = append(keys, k)
+			extra = append(extra, kv{k, v})
 		}
 	}
-	for _, k := range javaHashMapOrder(keys) {
-		if dst, err = w(dst, k, m[k], false); err != nil {
+	for _, e := range javaHashMapOrder(extra) {
+		if dst, err = w(dst, e.k, e.v, false); err != nil {
 			return dst, err
 		}
 	}
 	return dst, nil
 }
 
-// javaHashMapOrder sorts keys into the iteration order of a java.util.HashMap
+type kv struct{ k, v string }
+
+// javaHashMapOrder sorts entries into the iteration order of a java.util.HashMap
 // after inserting them in alphabetical order: by bucket (spread String.hashCode
 // masked by the table size, 16 doubling while size exceeds 0.75 of it), and by
 // insertion order within a bucket. Treeified bins (8+ collisions in one bucket
 // of a table of 64 or more) are not modelled; header maps never get there.
-func javaHashMapOrder(keys []string) []string {
+func javaHashMapOrder(e []kv) []kv {
 	capacity := 16
-	for len(keys) > capacity*3/4 {
+	for len(e) > capacity*3/4 {
 		capacity *= 2
 	}
 	var ib [32]uint32
 	idx := ib[:0]
-	for _, k := range keys {
-		h := javaStringHash(k)
+	for _, x := range e {
+		h := javaStringHash(x.k)
 		idx = append(idx, (h^h>>16)&uint32(capacity-1))
 	}
 	// insertion sort by (bucket, key); n is small
-	for i := 1; i < len(keys); i++ {
-		for j := i; j > 0 && (idx[j] < idx[j-1] || idx[j] == idx[j-1] && keys[j] < keys[j-1]); j-- {
+	for i := 1; i < len(e); i++ {
+		for j := i; j > 0 && (idx[j] < idx[j-1] || idx[j] == idx[j-1] && e[j].k < e[j-1].k); j-- {
 			idx[j], idx[j-1] = idx[j-1], idx[j]
-			keys[j], keys[j-1] = keys[j-1], keys[j]
+			e[j], e[j-1] = e[j-1], e[j]
 		}
 	}
-	return keys
+	return e
 }
 
 // javaStringHash is Java's String.hashCode: s[0]*31^(n-1) + ... over UTF-16

@@ -275,8 +275,7 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 	if !p.eat('{') {
 		return malformed(p, "expected {")
 	}
-	// "key":"value" pairs left in the header bound the entry count closely
-	m := make(map[string]string, strings.Count(p.s[p.i:], `":"`))
+	m := make(map[string]string, extCountHint(p.s[p.i:]))
 	c.ExtFields = m
 	if p.ws(); p.eat('}') {
 		return nil
@@ -545,4 +544,14 @@ func goEscapes(r rune) bool {
 		return true
 	}
 	return r == 0x2028 || r == 0x2029
+}
+
+// extCountHint estimates the entries of the extFields object starting at
+// rest: the "key":"value" separators before the object's likely end. It only
+// sizes the map, so an odd value containing "} or ":" merely costs a regrow.
+func extCountHint(rest string) int {
+	if end := strings.Index(rest, `"}`); end >= 0 {
+		rest = rest[:end]
+	}
+	return strings.Count(rest, `":"`)
 }
