@@ -1,0 +1,210 @@
+package store
+
+// The dispatcher: Java DefaultMessageStore.ReputMessageService,
+// CommitLogDispatcherBuildConsumeQueue and CommitLogDispatcherBuildIndex.
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/broker/store/consumequeue"
+	"github.com/rocketmq-go/rmq/broker/store/index"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/service"
+)
+
+// reputInterval is the fallback poll of the dispatcher; appends wake it at
+// once (Java polls every 1 ms).
+const reputInterval = 10 * time.Millisecond
+
+// reputService turns new CommitLog records into consume-queue units and
+// index entries. Only its goroutine (or Start, before it runs) calls doReput.
+type reputService struct {
+	s    *DefaultMessageStore
+	svc  *service.Service
+	from atomic.Int64 // reputFromOffset: next CommitLog offset to dispatch
+}
+
+func newReputService(s *DefaultMessageStore) *reputService {
+	r := &reputService{s: s}
+	r.svc = service.New("reputMessageService", reputInterval, func(context.Context) {
+		for r.doReput() {
+		}
+	})
+	return r
+}
+
+func (r *reputService) setFrom(v int64) { r.from.Store(v) }
+
+// behind is the number of CommitLog bytes not yet dispatched.
+func (r *reputService) behind() int64 { return r.s.cl.MaxOffset() - r.from.Load() }
+
+// drain gives the dispatcher up to 5 s to catch up before shutdown (Java
+// ReputMessageService.shutdown).
+func (r *reputService) drain(ctx context.Context) {
+	deadline := time.Now().Add(5 * time.Second)
+	for r.behind() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		r.svc.Wakeup()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if r.behind() > 0 {
+		r.s.lg.Warn("shutdown reput service, but commitlog have not finish to be dispatched",
+			zap.Int64("commitLogMaxOffset", r.s.cl.MaxOffset()), zap.Int64("reputFromOffset", r.from.Load()))
+	}
+}
+
+// doReput dispatches the readable part of one CommitLog file from the
+// reput offset (Java doReput). It reports whether progress was made and
+// more may be readable.
+func (r *reputService) doReput() bool {
+	s := r.s
+	if from, minOff := r.from.Load(), s.cl.MinOffset(); from < minOff {
+		s.lg.Warn("reputFromOffset is smaller than minPyOffset, dispatch fell behind expired files",
+			zap.Int64("reputFromOffset", from), zap.Int64("commitLogMinOffset", minOff))
+		r.from.Store(minOff)
+	}
+	from := r.from.Load()
+	if from >= s.cl.MaxOffset() {
+		return false
+	}
+	if s.cfg.DuplicationEnable && from >= s.cl.ConfirmOffset() {
+		return false
+	}
+	buf := s.cl.GetData(from)
+	if buf == nil {
+		return false
+	}
+	defer buf.Release()
+	return r.dispatchBuffer(buf)
+}
+
+// dispatchBuffer walks the records of buf; see doReput.
+func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
+	s := r.s
+	start := r.from.Load()
+	read := 0
+	for read < len(buf.Bytes) {
+		d := s.cl.CheckMessageAndReturnSize(buf.Bytes[read:], false)
+		switch {
+		case d.Success && d.MsgSize > 0:
+			s.doDispatch(&d)
+			r.notify(&d)
+			read += int(d.MsgSize)
+			r.from.Store(buf.StartOffset + int64(read))
+			if s.cfg.BrokerRole == Slave {
+				s.stats.addPut(d.Topic, int64(d.MsgSize))
+			}
+		case d.Success: // blank record: the rest of the file is unused
+			r.from.Store(s.cl.RollNextFile(buf.StartOffset + int64(read)))
+			return true
+		case d.MsgSize > 0:
+			s.lg.Error("read total count not equals msg total size", zap.Int64("reputFromOffset", r.from.Load()))
+			read += int(d.MsgSize)
+			r.from.Store(buf.StartOffset + int64(read))
+		default:
+			// Unreadable record: a slave waits for the rest of a partly
+			// replicated record; a master skips the rest of the buffer.
+			if s.opts.brokerID == 0 && s.cfg.BrokerRole != Slave {
+				s.lg.Error("dispatch message to consume queue error", zap.Int64("commitLogOffset", r.from.Load()))
+				r.from.Store(buf.StartOffset + int64(len(buf.Bytes)))
+				return true
+			}
+			return r.from.Load() != start
+		}
+	}
+	return r.from.Load() != start
+}
+
+// notify tells the long-poll listener (masters only) the queue's new max
+// offset, for every record as Java does.
+func (r *reputService) notify(d *commitlog.DispatchRequest) {
+	s := r.s
+	if s.cfg.BrokerRole == Slave || s.opts.listener == nil {
+		return
+	}
+	s.opts.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp, nil, d.Properties)
+}
+
+// doDispatch builds the consume-queue unit and the index entries of one
+// record (Java doDispatch over the two dispatchers).
+func (s *DefaultMessageStore) doDispatch(d *commitlog.DispatchRequest) {
+	switch message.TransactionType(d.SysFlag) {
+	case message.SysFlagTransactionNot, message.SysFlagTransCommit:
+		s.putMessagePositionInfo(d)
+	}
+	if s.cfg.MessageIndexEnable {
+		err := s.idx.BuildIndex(&index.Request{Topic: d.Topic, Keys: d.Keys, UniqKey: d.UniqKey,
+			CommitLogOffset: d.CommitLogOffset, StoreTimestamp: d.StoreTimestamp, SysFlag: d.SysFlag})
+		if err != nil {
+			s.flags.makeIndexFileError()
+			s.lg.Error("build index error, stop building index", zap.Error(err))
+		}
+	}
+}
+
+// putMessagePositionInfo writes the unit, retrying like Java
+// putMessagePositionInfoWrapper (30 tries, 1 s apart), and updates the
+// checkpoint's logics (and, on a slave, physic) timestamp.
+func (s *DefaultMessageStore) putMessagePositionInfo(d *commitlog.DispatchRequest) {
+	cq := s.findConsumeQueue(d.Topic, d.QueueID)
+	for i := 0; i < 30 && s.flags.isCQWriteable(); i++ {
+		ok, err := cq.Put(d.CommitLogOffset, d.MsgSize, d.TagsCode, d.ConsumeQueueOffset)
+		if ok {
+			if s.cfg.BrokerRole == Slave {
+				s.ckpt.SetPhysicMsgTimestamp(d.StoreTimestamp)
+			}
+			s.ckpt.SetLogicsMsgTimestamp(d.StoreTimestamp)
+			return
+		}
+		s.lg.Warn("put commit log position info failed", zap.String("topic", d.Topic), zap.Int32("queueId", d.QueueID),
+			zap.Int64("commitLogOffset", d.CommitLogOffset), zap.Int("retry", i), zap.Error(err))
+		if s.shutdown.Load() {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	s.lg.Error("consume queue can not write", zap.String("topic", d.Topic), zap.Int32("queueId", d.QueueID))
+	s.flags.makeLogicsQueueError()
+}
+
+// findConsumeQueue returns the queue, creating it on first use.
+func (s *DefaultMessageStore) findConsumeQueue(topic string, queueID int32) *consumequeue.ConsumeQueue {
+	if cq := s.consumeQueue(topic, queueID); cq != nil {
+		return cq
+	}
+	s.cqMu.Lock()
+	defer s.cqMu.Unlock()
+	m := s.cqTable[topic]
+	if m == nil {
+		m = map[int32]*consumequeue.ConsumeQueue{}
+		s.cqTable[topic] = m
+	}
+	if cq := m[queueID]; cq != nil {
+		return cq
+	}
+	cq := consumequeue.New(s.cfg.ConsumeQueueDir(), topic, queueID, s.cfg.MappedFileSizeConsumeQueue, s.lg.Named("consumequeue"))
+	m[queueID] = cq
+	return cq
+}
+
+// consumeQueue returns the queue or nil (Java getConsumeQueue).
+func (s *DefaultMessageStore) consumeQueue(topic string, queueID int32) *consumequeue.ConsumeQueue {
+	s.cqMu.RLock()
+	defer s.cqMu.RUnlock()
+	return s.cqTable[topic][queueID]
+}
+
+// ConsumeQueue returns the queue of (topic, queueID) or nil.
+func (s *DefaultMessageStore) ConsumeQueue(topic string, queueID int32) *consumequeue.ConsumeQueue {
+	return s.consumeQueue(topic, queueID)
+}
+
+// DispatchBehindBytes is how far the dispatcher lags the CommitLog.
+func (s *DefaultMessageStore) DispatchBehindBytes() int64 { return s.reput.behind() }
+
+// ReputFromOffset is the next CommitLog offset the dispatcher will read.
+func (s *DefaultMessageStore) ReputFromOffset() int64 { return s.reput.from.Load() }

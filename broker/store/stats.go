@@ -1,0 +1,174 @@
+package store
+
+// Store statistics and runtime info (Java StoreStatsService and
+// DefaultMessageStore.getRuntimeInfo).
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+)
+
+// maxSamples is MAX_RECORDS_OF_SAMPLING (10 minutes of 1 s samples).
+const maxSamples = 600
+
+var putTimeDesc = [...]string{"[<=0ms]", "[0~10ms]", "[10~50ms]", "[50~100ms]", "[100~200ms]", "[200~500ms]",
+	"[500ms~1s]", "[1~2s]", "[2~3s]", "[3~4s]", "[4~5s]", "[5~10s]", "[10s~]"}
+
+var putTimeBounds = [...]int64{0, 10, 50, 100, 200, 500, 1000, 2000, 3000, 4000, 5000, 10000}
+
+type snapshot struct {
+	ms                                int64
+	put, getFound, getMiss, transfers int64
+}
+
+type storeStats struct {
+	boot time.Time
+
+	putTimes, putSize, putFailed   atomic.Int64
+	getFound, getMiss              atomic.Int64
+	getTransferred                 atomic.Int64
+	putMaxMs, getMaxMs             atomic.Int64
+	dispatchMaxBuffer, lastCQFlush atomic.Int64
+	putDist                        [len(putTimeDesc)]atomic.Int64
+
+	mu      sync.Mutex // guards samples
+	samples []snapshot
+}
+
+func newStoreStats(now time.Time) *storeStats { return &storeStats{boot: now} }
+
+// putDone records one finished put (Java asyncPutMessage thenAccept and the
+// CommitLog's per-topic counters).
+func (st *storeStats) putDone(topic string, r commitlog.PutMessageResult, elapsed time.Duration) {
+	ms := elapsed.Milliseconds()
+	for {
+		old := st.putMaxMs.Load()
+		if ms <= old || st.putMaxMs.CompareAndSwap(old, ms) {
+			break
+		}
+	}
+	i := 0
+	for i < len(putTimeBounds) && ms > putTimeBounds[i] {
+		i++
+	}
+	st.putDist[i].Add(1)
+	if r.Status != commitlog.PutOK {
+		st.putFailed.Add(1)
+	}
+	if r.Append.WroteBytes > 0 {
+		st.addPut(topic, int64(r.Append.WroteBytes))
+	}
+}
+
+// addPut counts a stored message (also used by the slave's dispatcher).
+func (st *storeStats) addPut(_ string, size int64) {
+	st.putTimes.Add(1)
+	st.putSize.Add(size)
+}
+
+// sample takes the 1 s snapshot used by the TPS figures.
+func (st *storeStats) sample(now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.samples = append(st.samples, snapshot{ms: now.UnixMilli(), put: st.putTimes.Load(),
+		getFound: st.getFound.Load(), getMiss: st.getMiss.Load(), transfers: st.getTransferred.Load()})
+	if len(st.samples) > maxSamples+1 {
+		st.samples = st.samples[1:]
+	}
+}
+
+// tps is the rate of field over the last n samples ("" when fewer).
+func (st *storeStats) tps(n int, field func(snapshot) int64) (float64, bool) {
+	if len(st.samples) <= n {
+		return 0, false
+	}
+	last, before := st.samples[len(st.samples)-1], st.samples[len(st.samples)-1-n]
+	if last.ms == before.ms {
+		return 0, true
+	}
+	return float64(field(last)-field(before)) / float64(last.ms-before.ms) * 1000, true
+}
+
+// tpsString is Java's "tps10 tps60 tps600" with empty parts when short.
+func (st *storeStats) tpsString(field func(snapshot) int64) string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	parts := make([]string, 3)
+	for i, n := range []int{10, 60, 600} {
+		if v, ok := st.tps(n, field); ok {
+			parts[i] = javaDouble(v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// javaDouble formats v like Java's Double.toString for ordinary values.
+func javaDouble(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e7 {
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	if a := math.Abs(v); a >= 1e-3 && a < 1e7 {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	s := strconv.FormatFloat(v, 'E', -1, 64)
+	return strings.Replace(strings.Replace(s, "E+", "E", 1), "E0", "E", 1)
+}
+
+func (st *storeStats) runtime(now time.Time) string {
+	d := now.Sub(st.boot).Milliseconds()
+	const sec, minute, hour, day = 1000, 60000, 3600000, 86400000
+	return fmt.Sprintf("[ %d days, %d hours, %d minutes, %d seconds ]", d/day, d%day/hour, d%hour/minute, d%minute/sec)
+}
+
+func (st *storeStats) distString() string {
+	var b strings.Builder
+	for i, d := range putTimeDesc {
+		fmt.Fprintf(&b, "%s:%d ", d, st.putDist[i].Load())
+	}
+	return b.String()
+}
+
+// RuntimeInfo is the store part of GET_BROKER_RUNTIME_INFO (Java
+// StoreStatsService.getRuntimeInfo + DefaultMessageStore.getRuntimeInfo),
+// plus dispatchBehindBytes.
+func (s *DefaultMessageStore) RuntimeInfo() map[string]string {
+	st := s.stats
+	now := s.opts.now()
+	total := max(st.putTimes.Load(), 1)
+	m := map[string]string{
+		"bootTimestamp":            strconv.FormatInt(st.boot.UnixMilli(), 10),
+		"runtime":                  st.runtime(now),
+		"putMessageEntireTimeMax":  strconv.FormatInt(st.putMaxMs.Load(), 10),
+		"putMessageTimesTotal":     strconv.FormatInt(total, 10),
+		"putMessageFailedTimes":    strconv.FormatInt(st.putFailed.Load(), 10),
+		"putMessageSizeTotal":      strconv.FormatInt(st.putSize.Load(), 10),
+		"putMessageDistributeTime": st.distString(),
+		"putMessageAverageSize":    javaDouble(float64(st.putSize.Load()) / float64(total)),
+		"dispatchMaxBuffer":        strconv.FormatInt(st.dispatchMaxBuffer.Load(), 10),
+		"getMessageEntireTimeMax":  strconv.FormatInt(st.getMaxMs.Load(), 10),
+		"putTps":                   st.tpsString(func(x snapshot) int64 { return x.put }),
+		"getFoundTps":              st.tpsString(func(x snapshot) int64 { return x.getFound }),
+		"getMissTps":               st.tpsString(func(x snapshot) int64 { return x.getMiss }),
+		"getTotalTps":              st.tpsString(func(x snapshot) int64 { return x.getFound + x.getMiss }),
+		"getTransferedTps":         st.tpsString(func(x snapshot) int64 { return x.transfers }),
+		"commitLogMinOffset":       strconv.FormatInt(s.MinPhyOffset(), 10),
+		"commitLogMaxOffset":       strconv.FormatInt(s.MaxPhyOffset(), 10),
+		"dispatchBehindBytes":      strconv.FormatInt(s.DispatchBehindBytes(), 10),
+	}
+	clPath := s.cfg.CommitLogDir()
+	clRatio := javaDouble(s.opts.diskUsage(clPath))
+	m["commitLogDiskRatio_"+clPath] = clRatio
+	m["commitLogDiskRatio"] = clRatio
+	m["consumeQueueDiskRatio"] = javaDouble(s.opts.diskUsage(s.cfg.ConsumeQueueDir()))
+	return m
+}
