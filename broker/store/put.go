@@ -45,9 +45,9 @@ func (f *runningFlags) clear(b int32) (was int32) {
 	}
 }
 
-func (f *runningFlags) isReadable() bool     { return f.bits.Load()&flagNotReadable == 0 }
-func (f *runningFlags) isWriteable() bool    { return f.bits.Load()&writeBlockingFlags == 0 }
-func (f *runningFlags) isCQWriteable() bool  { return f.bits.Load()&cqWriteBlockingFlag == 0 }
+func (f *runningFlags) isReadable() bool      { return f.bits.Load()&flagNotReadable == 0 }
+func (f *runningFlags) isWriteable() bool     { return f.bits.Load()&writeBlockingFlags == 0 }
+func (f *runningFlags) isCQWriteable() bool   { return f.bits.Load()&cqWriteBlockingFlag == 0 }
 func (f *runningFlags) makeLogicsQueueError() { f.set(flagLogicsQueueErr) }
 func (f *runningFlags) makeIndexFileError()   { f.set(flagIndexFileErr) }
 
