@@ -188,3 +188,48 @@ func TestSubscriptionGroupSyncFromMaster(t *testing.T) {
 		t.Fatalf("not persisted: %v", err)
 	}
 }
+
+// TestSubscriptionGroupGoldenSlaveSyncBodies: every Java master answer to
+// GET_ALL_SUBSCRIPTIONGROUP_CONFIG, applied to a slave, is served back
+// byte for byte.
+func TestSubscriptionGroupGoldenSlaveSyncBodies(t *testing.T) {
+	dir := goldenDir(t)
+	data, err := os.ReadFile(filepath.Join(dir, "frames", "manifest.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	names := map[string]string{}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		c := strings.Split(line, "\t")
+		if len(col) == 0 {
+			for i, name := range c {
+				col[name] = i
+			}
+			continue
+		}
+		names[c[col["file"]]] = c[col["code_name"]]
+		if c[col["type"]] != "response" || names[c[col["pair_file"]]] != "GET_ALL_SUBSCRIPTIONGROUP_CONFIG" {
+			continue
+		}
+		frame, err := os.ReadFile(filepath.Join(dir, c[col["file"]]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := frame[8+int(binary.BigEndian.Uint32(frame[4:8])&0xFFFFFF):]
+		var w body.SubscriptionGroupWrapper
+		if err := w.Decode(b); err != nil {
+			t.Fatal(err)
+		}
+		slave := newManager(t, true)
+		slave.SyncFromMaster(&w)
+		if got := slave.Encode(); !bytes.Equal(got, b) {
+			t.Fatalf("%s differs:\n got %s\nwant %s", c[col["file"]], got, b)
+		}
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("only %d answers", n)
+	}
+}
