@@ -270,3 +270,24 @@ func TestBodyConsumerRunningInfoDecode(t *testing.T) {
 		t.Fatalf("subscriptionSet %+v", info.SubscriptionSet)
 	}
 }
+
+// FuzzBodyHeartbeatDecode: heartbeat bodies come from any client; decoding
+// must never panic, and what decodes must re-encode and decode the same.
+func FuzzBodyHeartbeatDecode(f *testing.F) {
+	f.Add([]byte(`{"clientID":"c","consumerDataSet":[{"groupName":"g","subscriptionDataSet":[{"codeSet":["1",2],"subVersion":3,"topic":"t"}]}],"producerDataSet":[{"groupName":"p"}]}`))
+	f.Add([]byte(`{"clientID":"c","consumerDataSet":[],"producerDataSet":[]}`))
+	f.Add([]byte(`{0:1}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		h, err := DecodeHeartbeatData(data)
+		if err != nil {
+			return
+		}
+		h2, err := DecodeHeartbeatData(h.Encode())
+		if err != nil {
+			t.Fatalf("re-decode of %s: %v", h.Encode(), err)
+		}
+		if !bytes.Equal(h.Encode(), h2.Encode()) {
+			t.Fatalf("unstable encoding: %s vs %s", h.Encode(), h2.Encode())
+		}
+	})
+}
