@@ -77,7 +77,7 @@ func (n *normalizer) value(depth int) error {
 		return nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		tok := n.number()
-		if _, err := strconv.ParseFloat(string(tok), 64); err != nil {
+		if !validJSONNumber(tok) {
 			return n.fail("bad number")
 		}
 		n.out = append(n.out, tok...)
@@ -114,6 +114,42 @@ func (n *normalizer) number() []byte {
 		n.pos++
 	}
 	return tok
+}
+
+// validJSONNumber checks the JSON number grammar: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?
+func validJSONNumber(b []byte) bool {
+	i := 0
+	digits := func() int {
+		s := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i - s
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }
 
 func (n *normalizer) object(depth int) error {
