@@ -179,7 +179,7 @@ func waitDispatched(t testing.TB, s *DefaultMessageStore) {
 type tagFilter map[int64]bool
 
 func (f tagFilter) IsMatchedByConsumeQueue(tagsCode int64, _ *CqExtUnit) bool { return f[tagsCode] }
-func (f tagFilter) IsMatchedByCommitLog([]byte, map[string]string) bool      { return true }
+func (f tagFilter) IsMatchedByCommitLog([]byte, map[string]string) bool       { return true }
 
 // propFilter rejects by content.
 type propFilter struct{ want string }
