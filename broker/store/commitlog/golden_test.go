@@ -63,7 +63,7 @@ func copyGoldenCommitLog(t *testing.T) (string, []goldenEntry) {
 	return dir, entries
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	in, err := os.Open(from)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 
 // writeLog appends n messages across several small files, shuts down
 // cleanly and returns the record offsets and the end.
-func writeLog(t *testing.T, cfg Config, n int) ([]int64, int64) {
+func writeLog(t testing.TB, cfg Config, n int) ([]int64, int64) {
 	t.Helper()
 	c, err := New(cfg, nil, zaptest.NewLogger(t))
 	if err != nil {
@@ -41,12 +41,12 @@ func writeLog(t *testing.T, cfg Config, n int) ([]int64, int64) {
 	return offs, end
 }
 
-func lastFile(t *testing.T, dir string, end int64, fs int) (string, int) {
+func lastFile(t testing.TB, dir string, end int64, fs int) (string, int) {
 	start := end - end%int64(fs)
 	return filepath.Join(dir, strings.Repeat("0", 20-len(itoa(start)))+itoa(start)), int(end % int64(fs))
 }
 
-func patchFile(t *testing.T, path string, at int, b []byte) {
+func patchFile(t testing.TB, path string, at int, b []byte) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
