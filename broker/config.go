@@ -121,7 +121,12 @@ const (
 // (NAMESRV_ADDR, ROCKETMQ_HOME; the -D system properties are not modelled)
 // are computed the same way here.
 func NewBrokerConfig() *BrokerConfig {
-	cpus := runtime.NumCPU()
+	return newBrokerConfig(runtime.NumCPU())
+}
+
+// newBrokerConfig builds the defaults for a machine with cpus processors
+// (Runtime.availableProcessors in Java).
+func newBrokerConfig(cpus int) *BrokerConfig {
 	ip := LocalAddress()
 	send := min(cpus, 4)
 	return &BrokerConfig{

@@ -190,3 +190,39 @@ func TestBrokerConfigBlackList(t *testing.T) {
 		t.Fatal("clone shares state")
 	}
 }
+
+// TestBrokerConfigDefaultsMatchGoldenBroker compares the defaults with the
+// GET_BROKER_CONFIG answer of the recorded Java broker (2 processors),
+// except the keys that run set in its broker.properties.
+func TestBrokerConfigDefaultsMatchGoldenBroker(t *testing.T) {
+	dir := os.Getenv("RMQ_GOLDEN_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "golden")
+	}
+	frame, err := os.ReadFile(filepath.Join(dir, "frames", "json", "001217-broker2client-resp-SUCCESS.bin"))
+	if err != nil {
+		t.Skipf("golden frame not found: %v", err)
+	}
+	hl := int(frame[5])<<16 | int(frame[6])<<8 | int(frame[7])
+	m, err := props.Parse(bytes.NewReader(frame[8+hl:]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	overridden := map[string]bool{"namesrvAddr": true, "brokerName": true, "brokerIP1": true, "brokerIP2": true,
+		"rocketmqHome": true, "transactionCheckInterval": true, "transactionTimeOut": true,
+		"registerNameServerPeriod": true, "forceRegister": true, "enablePropertyFilter": true}
+	c := newBrokerConfig(2)
+	for _, k := range javaBrokerConfigKeys {
+		javaVal, ok := m[k]
+		if !ok {
+			t.Errorf("%s missing from the Java broker's config", k)
+			continue
+		}
+		if overridden[k] {
+			continue
+		}
+		if got, _ := props.Get(k, c); got != javaVal {
+			t.Errorf("%s = %q, Java %q", k, got, javaVal)
+		}
+	}
+}
