@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -25,32 +26,66 @@ const (
 // req/s metrics of the two sub-benchmarks.
 func BenchmarkRemotingRoundTrip(b *testing.B) {
 	b.Run("gnet", func(b *testing.B) {
-		cfg := NewNettyServerConfig()
-		cfg.ListenAddr = "127.0.0.1:0"
-		s, err := NewServer(cfg, nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		s.RegisterProcessor(code.HeartBeat, ProcessorFunc(func(*Context, *codec.RemotingCommand) (*codec.RemotingCommand, error) {
-			return codec.NewResponse(code.Success, ""), nil
-		}), NewPool("bench", 8, 10000))
-		if err := s.Start(); err != nil {
-			b.Fatal(err)
-		}
-		defer func() { _ = s.Shutdown(context.Background()) }()
-		driveLoad(b, s.Addr().String())
+		addr, stop := startBenchGnet(b)
+		defer stop()
+		driveLoad(b, addr)
 	})
 	b.Run("netbaseline", func(b *testing.B) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			b.Fatal(err)
-		}
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() { defer wg.Done(); serveBaseline(ln) }()
-		defer func() { _ = ln.Close(); wg.Wait() }()
-		driveLoad(b, ln.Addr().String())
+		addr, stop := startBenchBaseline(b)
+		defer stop()
+		driveLoad(b, addr)
 	})
+	// The machine is shared and noisy: alternate short rounds against both
+	// servers and report the median of the per-round ratios.
+	b.Run("ratio", func(b *testing.B) {
+		gAddr, gStop := startBenchGnet(b)
+		defer gStop()
+		nAddr, nStop := startBenchBaseline(b)
+		defer nStop()
+		for range b.N {
+			var ratios, gs, ns []float64
+			for range 5 {
+				g := measureLoad(b, gAddr, 20000)
+				n := measureLoad(b, nAddr, 20000)
+				gs, ns, ratios = append(gs, g), append(ns, n), append(ratios, g/n)
+			}
+			b.ReportMetric(median(gs), "gnet-req/s")
+			b.ReportMetric(median(ns), "net-req/s")
+			b.ReportMetric(median(ratios), "gnet/net")
+		}
+	})
+}
+
+func median(v []float64) float64 {
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func startBenchGnet(b *testing.B) (string, func()) {
+	cfg := NewNettyServerConfig()
+	cfg.ListenAddr = "127.0.0.1:0"
+	s, err := NewServer(cfg, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.RegisterProcessor(code.HeartBeat, ProcessorFunc(func(*Context, *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+		return codec.NewResponse(code.Success, ""), nil
+	}), NewPool("bench", 8, 10000))
+	if err := s.Start(); err != nil {
+		b.Fatal(err)
+	}
+	return s.Addr().String(), func() { _ = s.Shutdown(context.Background()) }
+}
+
+func startBenchBaseline(b *testing.B) (string, func()) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); serveBaseline(ln) }()
+	return ln.Addr().String(), func() { _ = ln.Close(); wg.Wait() }
 }
 
 // serveBaseline answers every request frame with a SUCCESS frame, one
@@ -92,9 +127,16 @@ func serveBaseline(ln net.Listener) {
 	}
 }
 
-// driveLoad sends b.N requests spread over benchConns connections and waits
-// for every response.
+// driveLoad sends b.N requests and reports req/s.
 func driveLoad(b *testing.B, addr string) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.ReportMetric(measureLoad(b, addr, b.N), "req/s")
+}
+
+// measureLoad sends total requests spread over benchConns connections, waits
+// for every response and returns requests per second.
+func measureLoad(b *testing.B, addr string, total int) float64 {
 	frame, err := codec.Encode(codec.NewRequest(code.HeartBeat, map[string]string{"clientID": "bench"}, nil))
 	if err != nil {
 		b.Fatal(err)
@@ -106,20 +148,18 @@ func driveLoad(b *testing.B, addr string) {
 		}
 		defer conns[i].Close()
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
 	start := time.Now()
 	var wg sync.WaitGroup
 	for i, c := range conns {
-		n := b.N / benchConns
-		if i < b.N%benchConns {
+		n := total / benchConns
+		if i < total%benchConns {
 			n++
 		}
 		wg.Add(1)
 		go func() { defer wg.Done(); pipeline(b, c, frame, n) }()
 	}
 	wg.Wait()
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "req/s")
+	return float64(total) / time.Since(start).Seconds()
 }
 
 // pipeline keeps benchInFlight requests outstanding on c until n are answered.

@@ -111,9 +111,10 @@ func dispatchFrames(ep *endpoint, ch *Channel, data []byte) gnet.Action {
 	return gnet.None
 }
 
-// gnetFlush writes the channel's queued bytes with AsyncWrite; the callback,
-// on the event loop, chains the next batch queued meanwhile, so concurrent
-// responses to one connection share write syscalls.
+// gnetFlush writes the channel's queued bytes with AsyncWrite. Its callback
+// runs on the event loop and writes whatever was queued meanwhile directly
+// (Conn.Write is allowed there), so concurrent responses to one connection
+// share write syscalls and event-loop wake-ups.
 func gnetFlush(ch *Channel, c gnet.Conn) {
 	b := ch.takeBatch()
 	if b == nil {
@@ -125,12 +126,29 @@ func gnetFlush(ch *Channel, c gnet.Conn) {
 			ch.abortFlush()
 			return nil
 		}
-		gnetFlush(ch, c)
+		drainOnLoop(ch, c)
 		return nil
 	})
 	if err != nil {
 		ch.abortFlush()
 	}
+}
+
+// drainOnLoop writes queued batches from the event loop until the queue is
+// empty; after a few rounds it yields the loop by rescheduling itself.
+func drainOnLoop(ch *Channel, c gnet.Conn) {
+	for range 4 {
+		b := ch.takeBatch()
+		if b == nil {
+			return
+		}
+		if _, err := c.Write(b); err != nil {
+			ch.abortFlush()
+			return
+		}
+		ch.recycle(b)
+	}
+	gnetFlush(ch, c)
 }
 
 func addrString(a interface{ String() string }) string {
