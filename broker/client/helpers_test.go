@@ -14,6 +14,7 @@ import (
 // fakeChannel records what the managers do to a connection.
 type fakeChannel struct {
 	id     uint64
+	addr   string // remote address; empty: derived from id
 	closed atomic.Bool
 	mu     sync.Mutex
 	sent   []*codec.RemotingCommand
@@ -23,10 +24,15 @@ var fakeIDs atomic.Uint64
 
 func newFakeChannel() *fakeChannel { return &fakeChannel{id: fakeIDs.Add(1)} }
 
-func (f *fakeChannel) ID() uint64         { return f.id }
-func (f *fakeChannel) RemoteAddr() string { return fmt.Sprintf("127.0.0.1:%d", 40000+f.id) }
-func (f *fakeChannel) IsClosed() bool     { return f.closed.Load() }
-func (f *fakeChannel) Close() error       { f.closed.Store(true); return nil }
+func (f *fakeChannel) ID() uint64 { return f.id }
+func (f *fakeChannel) RemoteAddr() string {
+	if f.addr != "" {
+		return f.addr
+	}
+	return fmt.Sprintf("127.0.0.1:%d", 40000+f.id)
+}
+func (f *fakeChannel) IsClosed() bool { return f.closed.Load() }
+func (f *fakeChannel) Close() error   { f.closed.Store(true); return nil }
 func (f *fakeChannel) InvokeOneway(req *codec.RemotingCommand) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

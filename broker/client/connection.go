@@ -1,0 +1,41 @@
+package client
+
+// Admin views of the tables: the bodies of GET_CONSUMER_CONNECTION_LIST and
+// GET_PRODUCER_CONNECTION_LIST (AdminBrokerProcessor) and
+// GET_CONSUMER_LIST_BY_GROUP (ConsumerManageProcessor).
+
+import "github.com/rocketmq-go/rmq/remoting/body"
+
+func connectionOf(info *ClientChannelInfo) body.Connection {
+	return body.Connection{ClientID: info.ClientID, ClientAddr: info.Channel.RemoteAddr(),
+		Language: info.Language.String(), Version: info.Version}
+}
+
+// ConsumerConnection is the group's GET_CONSUMER_CONNECTION_LIST body.
+func (g *ConsumerGroupInfo) ConsumerConnection() *body.ConsumerConnection {
+	c := &body.ConsumerConnection{SubscriptionTable: g.SubscriptionTable(),
+		ConsumeType: g.ConsumeType(), MessageModel: g.MessageModel(), ConsumeFromWhere: g.ConsumeFromWhere()}
+	for _, info := range g.ChannelInfos() {
+		c.ConnectionSet = append(c.ConnectionSet, connectionOf(info))
+	}
+	return c
+}
+
+// ConsumerList is the group's GET_CONSUMER_LIST_BY_GROUP body.
+func (g *ConsumerGroupInfo) ConsumerList() *body.GetConsumerListByGroupResponseBody {
+	return &body.GetConsumerListByGroupResponseBody{ConsumerIDList: g.AllClientIDs()}
+}
+
+// ProducerConnection is group's GET_PRODUCER_CONNECTION_LIST body; nil when
+// the group has no producer (the processor answers SYSTEM_ERROR then).
+func (p *ProducerManager) ProducerConnection(group string) *body.ProducerConnection {
+	infos := p.ChannelInfos(group)
+	if len(infos) == 0 {
+		return nil
+	}
+	c := &body.ProducerConnection{}
+	for _, info := range infos {
+		c.ConnectionSet = append(c.ConnectionSet, connectionOf(info))
+	}
+	return c
+}
