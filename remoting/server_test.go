@@ -469,3 +469,16 @@ func TestRemotingShutdownBeforeStartReleasesPools(t *testing.T) {
 		t.Fatal("pool still running after its only server shut down")
 	}
 }
+
+// Java answers REQUEST_CODE_NOT_SUPPORTED even to a oneway request.
+func TestRemotingUnknownCodeOnewayStillAnswered(t *testing.T) {
+	s := startServer(t, nil, nil)
+	r := dialRaw(t, s.Addr())
+	req := codec.NewRequest(777, nil, nil)
+	req.Opaque, req.Flag = 31, codec.FlagOneway
+	r.send(req)
+	resp, err := r.recv()
+	if err != nil || resp.Opaque != 31 || resp.Code != code.RequestCodeNotSupported || resp.Remark != " request type 777 not supported" {
+		t.Fatalf("got %+v %v", resp, err)
+	}
+}
