@@ -7,6 +7,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -19,10 +20,11 @@ import (
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
-func main() { os.Exit(run(os.Args[1:])) }
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	confFile := fs.String("c", "", "Name server config properties file")
 	printAll := fs.Bool("p", false, "Print all config items")
 	printImportant := fs.Bool("m", false, "Print important config items")
@@ -34,13 +36,13 @@ func run(args []string) int {
 		return 1
 	}
 	cfg, netty := namesrv.NewNamesrvConfig(), namesrv.NewNettyServerConfig()
-	fileProps, err := loadFile(*confFile, cfg, netty)
+	fileProps, err := loadFile(*confFile, cfg, netty, stdout, stderr)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(stderr, err)
 		return 255
 	}
 	if *printAll || *printImportant {
-		props.Print(os.Stdout, *printImportant && !*printAll, cfg, netty)
+		props.Print(stdout, *printImportant && !*printAll, cfg, netty)
 		return 0
 	}
 	if *nsAddr != "" {
@@ -49,18 +51,18 @@ func run(args []string) int {
 	}
 	lg, err := zap.NewProduction()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(stderr, err)
 		return 255
 	}
 	defer func() { _ = lg.Sync() }()
 	if cfg.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java name server")
 	}
-	return serve(cfg, netty, fileProps, lg)
+	return serve(cfg, netty, fileProps, lg, stdout)
 }
 
 // loadFile binds the -c properties file onto the configs, as Java does.
-func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig) (map[string]string, error) {
+func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, stdout, stderr io.Writer) (map[string]string, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -74,14 +76,14 @@ func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServ
 		return nil, err
 	}
 	for _, w := range props.Bind(m, cfg, netty) {
-		fmt.Fprintf(os.Stderr, "warning: %s\n", w)
+		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	cfg.ConfigStorePath = path
-	fmt.Printf("load config properties file OK, %s\n", path)
+	fmt.Fprintf(stdout, "load config properties file OK, %s\n", path)
 	return m, nil
 }
 
-func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, fileProps map[string]string, lg *zap.Logger) int {
+func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, fileProps map[string]string, lg *zap.Logger, stdout io.Writer) int {
 	ns, err := namesrv.New(cfg, netty, lg)
 	if err != nil {
 		lg.Error("create name server failed", zap.Error(err))
@@ -92,7 +94,7 @@ func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, filePr
 		lg.Error("start name server failed", zap.Error(err))
 		return 255
 	}
-	fmt.Println("The Name Server boot success. serializeType=JSON")
+	fmt.Fprintln(stdout, "The Name Server boot success. serializeType=JSON")
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
