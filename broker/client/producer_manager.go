@@ -123,7 +123,7 @@ func (p *ProducerManager) GetAvailableChannel(group string) Channel {
 		return nil
 	}
 	idx := int((uint32(p.counter.Add(1)) & 0x7fffffff) % uint32(len(chans)))
-	for range getAvailableChannelRetryCount + 1 {
+	for range getAvailableChannelRetryCount {
 		if ch := chans[idx]; !ch.IsClosed() {
 			return ch
 		}
