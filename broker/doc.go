@@ -1,0 +1,46 @@
+// Package broker is a drop-in for Apache RocketMQ 4.9.8's broker
+// (mqbroker): the Broker lifecycle (BrokerController), its configuration
+// (BrokerConfig), name-server registration and the request processors.
+//
+// Wiring (each box names the Java class it mirrors):
+//
+//	          ┌─ server (listenPort)  ──┐   processors run on bounded pools (b.Pools.*);
+//	client ───┤                         ├── a gnet event loop never blocks
+//	          └─ fastServer (port-2) ───┘   (no PULL_MESSAGE / LITE_PULL_MESSAGE there)
+//	                 │
+//	   send.go (SendMessageProcessor) ── topic.Manager ── store.MessageStore ── broker/ha (HA hook)
+//	   pull/query/offset/admin/client processor files (other engineers), each adding
+//	   itself to processorFamilies from init()
+//	                 │
+//	   register.go ── outapi.API ── every name server (REGISTER_BROKER every 30 s,
+//	                                on topic changes, UNREGISTER_BROKER on shutdown)
+//
+// Processor families: a processor file adds a func(*Broker) to
+// processorFamilies in its init(); New calls each once after the managers
+// and store exist. A family calls b.registerProcessor(code, p, pool,
+// onFastPort) and may add services (b.addService), store-arrival listeners
+// (b.OnArriving), consumer-group listeners (b.OnConsumerIdsChanged) and
+// shutdown hooks (b.onShutdown).
+//
+// Lifecycle (STYLE §4): New allocates (managers loaded, store opened and
+// recovered); Start starts the store, binds both servers, starts HA,
+// services and housekeeping and registers with the name servers; Shutdown
+// unregisters, stops the servers (draining queued requests), stops the
+// services and owned goroutines, persists topics / subscription groups /
+// consumer offsets and closes the store.
+//
+// Ports: Java's fast port is listenPort-2. With listenPort 0 (tests) the
+// fast server gets its own ephemeral port; Addr and FastAddr report both,
+// and BrokerAddr (brokerIP1:<bound port>) is what gets registered.
+//
+// Invariants: every goroutine is started through goFunc and waited for in
+// Shutdown; the live BrokerConfig is an immutable snapshot behind an atomic
+// pointer; registrations are serialized by registerMu, which is never taken
+// while a manager lock is held.
+//
+// Usage:
+//
+//	b, err := broker.New(cfg, storeCfg, broker.Options{Logger: lg})
+//	err = b.Start()
+//	defer b.Shutdown(ctx)
+package broker

@@ -1,0 +1,273 @@
+package broker
+
+// Helpers shared by the processors: response builders, permission checks
+// and the timed executor behind Java's BrokerFastFailure
+// (broker/latency/BrokerFastFailure.java) and NettyRemotingAbstract's
+// rejectRequest.
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/topic"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+// faqSuffix is FAQUrl.suggestTodo(APPLY_TOPIC_URL / SUBSCRIPTION_GROUP_NOT_EXIST).
+const faqSuffix = "\nSee http://rocketmq.apache.org/docs/faq/ for further details."
+
+// Flow-control remarks, byte-equal to Java's.
+const (
+	remarkOverload      = "[OVERLOAD]system busy, start flow control for a while"
+	remarkRejectRequest = "[REJECTREQUEST]system busy, start flow control for a while"
+	remarkPCBusyFmt     = "[PCBUSY_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: %dms, size of queue: %d"
+	remarkTimeoutFmt    = "[TIMEOUT_CLEAN_QUEUE]broker busy, start flow control for a while, period in queue: %dms, size of queue: %d"
+)
+
+// wireError answers code with remark.
+func wireError(c int32, remark string) error { return remoting.NewError(c, remark) }
+
+// validationError turns a topic.ValidationError into a wire error.
+func validationError(err error) error {
+	var ve *topic.ValidationError
+	if errors.As(err, &ve) {
+		return remoting.NewError(ve.Code, ve.Remark)
+	}
+	return err
+}
+
+// errorResponse builds the response the transport would send for err.
+func errorResponse(err error) *codec.RemotingCommand {
+	var re *remoting.Error
+	if errors.As(err, &re) {
+		return codec.NewResponse(re.Code, re.Remark)
+	}
+	return codec.NewResponse(code.SystemError, err.Error())
+}
+
+// brokerWritable reports whether brokerPermission allows writes.
+func (b *Broker) brokerWritable() bool { return topic.IsWriteable(int32(b.Config().BrokerPermission)) }
+
+// brokerReadable reports whether brokerPermission allows reads.
+func (b *Broker) brokerReadable() bool { return topic.IsReadable(int32(b.Config().BrokerPermission)) }
+
+// errSendForbidden is Java's "the broker[ip] sending message is forbidden".
+func (b *Broker) errSendForbidden() error {
+	return wireError(code.NoPermission, "the broker["+b.Config().BrokerIP1+"] sending message is forbidden")
+}
+
+// perm2String is PermName.perm2String ("RW-", "R-X"…).
+func perm2String(perm int32) string {
+	s := []byte("---")
+	if topic.IsReadable(perm) {
+		s[0] = 'R'
+	}
+	if topic.IsWriteable(perm) {
+		s[1] = 'W'
+	}
+	if topic.IsInherited(perm) {
+		s[2] = 'X'
+	}
+	return string(s)
+}
+
+// topicConfigString is TopicConfig.toString.
+func topicConfigString(tc *body.TopicConfig) string {
+	return "TopicConfig [topicName=" + tc.TopicName + ", readQueueNums=" + strconv.Itoa(int(tc.ReadQueueNums)) +
+		", writeQueueNums=" + strconv.Itoa(int(tc.WriteQueueNums)) + ", perm=" + perm2String(tc.Perm) +
+		", topicFilterType=" + tc.TopicFilterType + ", topicSysFlag=" + strconv.Itoa(int(tc.TopicSysFlag)) +
+		", order=" + strconv.FormatBool(tc.Order) + "]"
+}
+
+// timedExecutor is a bounded FIFO of requests with their arrival time,
+// served by a fixed set of owned goroutines. Java's BrokerFastFailure scans
+// the head of the send (pull, heartbeat, transaction) queue every 10 ms and
+// answers SYSTEM_BUSY for requests that waited longer than the configured
+// time, or for every queued send while the OS page cache is busy. The
+// remoting pool cannot tell how long a task waited, so processors that need
+// this run behind a timedExecutor: the pool worker only stamps and queues
+// (timed), a timedExecutor worker runs the real processor.
+type timedExecutor struct {
+	name    string
+	maxWait func() time.Duration // waitTimeMillsIn*Queue, read live
+	cap     int
+
+	mu    sync.Mutex
+	queue []*timedTask // FIFO; guarded by mu
+	wake  chan struct{}
+}
+
+type timedTask struct {
+	enq time.Time
+	ctx *remoting.Context
+	req *codec.RemotingCommand
+	p   remoting.Processor
+}
+
+func newTimedExecutor(name string, capacity int, maxWait func() time.Duration) *timedExecutor {
+	return &timedExecutor{name: name, cap: capacity, maxWait: maxWait, wake: make(chan struct{}, 1)}
+}
+
+// Len is the number of queued requests.
+func (q *timedExecutor) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.queue)
+}
+
+func (q *timedExecutor) push(t *timedTask) bool {
+	q.mu.Lock()
+	if len(q.queue) >= q.cap {
+		q.mu.Unlock()
+		return false
+	}
+	q.queue = append(q.queue, t)
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+func (q *timedExecutor) pop() *timedTask {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.queue) == 0 {
+		return nil
+	}
+	t := q.queue[0]
+	q.queue[0] = nil
+	q.queue = q.queue[1:]
+	if len(q.queue) > 0 {
+		select { // keep another worker going
+		case q.wake <- struct{}{}:
+		default:
+		}
+	}
+	return t
+}
+
+// popExpired removes the head if it waited at least maxWait (or
+// unconditionally when all is set) and returns it with the queue size left.
+func (q *timedExecutor) popExpired(now time.Time, all bool) (*timedTask, int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.queue) == 0 {
+		return nil, 0
+	}
+	t := q.queue[0]
+	if !all && now.Sub(t.enq) < q.maxWait() {
+		return nil, len(q.queue)
+	}
+	q.queue[0] = nil
+	q.queue = q.queue[1:]
+	return t, len(q.queue)
+}
+
+// timed wraps p so that it runs on q: the transport's pool worker only
+// queues the request. A request refused by q (full) gets Java's OVERLOAD
+// answer; reject, when it reports true at intake, answers REJECTREQUEST
+// (Java's processor.rejectRequest()).
+func (b *Broker) timed(q *timedExecutor, p remoting.Processor, reject func() bool) remoting.Processor {
+	return remoting.ProcessorFunc(func(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+		if reject != nil && reject() {
+			return nil, wireError(code.SystemBusy, remarkRejectRequest)
+		}
+		if !q.push(&timedTask{enq: time.Now(), ctx: ctx, req: req, p: p}) {
+			return nil, wireError(code.SystemBusy, remarkOverload)
+		}
+		return nil, nil
+	})
+}
+
+// startTimedExecutor spawns workers goroutines serving q until shutdown;
+// queued requests left then are answered SYSTEM_BUSY by the last cleaner
+// pass.
+func (b *Broker) startTimedExecutor(q *timedExecutor, workers int) {
+	for range max(workers, 1) {
+		b.goFunc(func() {
+			for {
+				if t := q.pop(); t != nil {
+					b.runTimed(t)
+					continue
+				}
+				select {
+				case <-q.wake:
+				case <-b.stopCh:
+					return
+				}
+			}
+		})
+	}
+}
+
+func (b *Broker) runTimed(t *timedTask) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.lg.Error("process request exception", zap.Any("panic", r), zap.Stack("stack"),
+				zap.Int32("code", t.req.Code), zap.String("remoteAddr", t.ctx.Channel.RemoteAddr()))
+			t.ctx.Respond(codec.NewResponse(code.SystemError, fmt.Sprint(r)))
+		}
+	}()
+	resp, err := t.p.ProcessRequest(t.ctx, t.req)
+	if err != nil {
+		t.ctx.Respond(errorResponse(err))
+		return
+	}
+	if resp != nil {
+		t.ctx.Respond(resp)
+	}
+}
+
+// cleanExpired is one BrokerFastFailure pass over q: while pcBusy reports
+// true, drain q with PCBUSY_CLEAN_QUEUE; then answer TIMEOUT_CLEAN_QUEUE to
+// every head that waited too long.
+func (b *Broker) cleanExpired(q *timedExecutor, pcBusy func() bool) {
+	now := time.Now()
+	for pcBusy != nil && pcBusy() {
+		t, left := q.popExpired(now, true)
+		if t == nil {
+			break
+		}
+		t.ctx.Respond(codec.NewResponse(code.SystemBusy, fmt.Sprintf(remarkPCBusyFmt, now.Sub(t.enq).Milliseconds(), left)))
+	}
+	for {
+		t, left := q.popExpired(now, false)
+		if t == nil {
+			return
+		}
+		t.ctx.Respond(codec.NewResponse(code.SystemBusy, fmt.Sprintf(remarkTimeoutFmt, now.Sub(t.enq).Milliseconds(), left)))
+	}
+}
+
+// startFastFailure runs the 10 ms BrokerFastFailure scan over the timed
+// executors (after Java's 1 s initial delay) while brokerFastFailureEnable.
+func (b *Broker) startFastFailure() {
+	b.goFunc(func() {
+		if !b.sleepOrStop(time.Second) {
+			return
+		}
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-b.stopCh:
+				return
+			case <-t.C:
+			}
+			if !b.Config().BrokerFastFailureEnable {
+				continue
+			}
+			b.cleanExpired(b.sendQueue, b.store.IsOSPageCacheBusy)
+		}
+	})
+}

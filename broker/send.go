@@ -1,0 +1,369 @@
+package broker
+
+// SEND_MESSAGE (10), SEND_MESSAGE_V2 (310), SEND_BATCH_MESSAGE (320) and
+// CONSUMER_SEND_MSG_BACK (36): mirrors SendMessageProcessor and
+// AbstractSendMessageProcessor (broker/processor, 4.9.8), with the half
+// message rewrite of TransactionalMessageBridge.parseHalfMessageInner.
+//
+// Requests run on the send timedExecutor (BrokerFastFailure); the store
+// append completes asynchronously and the answer goes out through
+// ctx.Respond, so no worker waits for a SYNC_FLUSH or a slave.
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/broker/topic"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+// dlqNumsPerGroup is MixAll.DLQ_NUMS_PER_GROUP.
+const dlqNumsPerGroup = 1
+
+func init() { processorFamilies = append(processorFamilies, registerSendProcessors) }
+
+func registerSendProcessors(b *Broker) {
+	sp := remoting.ProcessorFunc(b.processSend)
+	p := b.timed(b.sendQueue, sp, b.rejectSend)
+	for _, c := range []int32{code.SendMessage, code.SendMessageV2, code.SendBatchMessage, code.ConsumerSendMsgBack} {
+		b.registerProcessor(c, p, b.Pools.Send, true)
+	}
+	rp := remoting.ProcessorFunc(b.processReply)
+	for _, c := range []int32{code.SendReplyMessage, code.SendReplyMessageV2} {
+		b.registerProcessor(c, rp, b.Pools.Reply, true)
+	}
+}
+
+// rejectSend is SendMessageProcessor.rejectRequest: the OS page cache is
+// busy (the transient store pool is not modelled).
+func (b *Broker) rejectSend() bool { return b.store.IsOSPageCacheBusy() }
+
+func (b *Broker) processSend(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	if req.Code == code.ConsumerSendMsgBack {
+		return b.consumerSendMsgBack(ctx, req)
+	}
+	h, err := header.DecodeSendMessageRequestHeader(req.Code, req.ExtFields)
+	if err != nil {
+		return nil, err
+	}
+	if h.Batch {
+		return b.sendBatch(ctx, req, h)
+	}
+	return b.sendOne(ctx, req, h)
+}
+
+// newSendResponse is preSend's response: MSG_REGION and TRACE_ON are on
+// every answer, errors included.
+func (b *Broker) newSendResponse(c int32, remark string) *codec.RemotingCommand {
+	cfg := b.Config()
+	resp := codec.NewResponse(c, remark)
+	resp.SetExt(message.PropertyMsgRegion, cfg.RegionID)
+	resp.SetExt(message.PropertyTraceSwitch, strconv.FormatBool(cfg.TraceOn))
+	return resp
+}
+
+// preSend is SendMessageProcessor.preSend + msgCheck: it returns the topic
+// config to write to, or an error response.
+func (b *Broker) preSend(ctx *remoting.Context, h *header.SendMessageRequestHeader) (*sendTarget, *codec.RemotingCommand) {
+	cfg := b.Config()
+	if start := cfg.StartAcceptSendRequestTimeStamp; b.store.Now() < start {
+		return nil, b.newSendResponse(code.SystemError, "broker unable to service, until "+humanTime2(start))
+	}
+	if !b.brokerWritable() && b.topics.IsOrderTopic(h.Topic) {
+		return nil, b.newSendResponse(code.NoPermission, "the broker["+cfg.BrokerIP1+"] sending message is forbidden")
+	}
+	if err := topic.ValidateTopic(h.Topic); err != nil {
+		return nil, b.validationResponse(err)
+	}
+	if err := topic.CheckSendAllowed(h.Topic); err != nil {
+		return nil, b.validationResponse(err)
+	}
+	tc := b.topics.SelectTopicConfig(h.Topic)
+	if tc == nil {
+		tc = b.autoCreateTopic(ctx, h)
+		if tc == nil {
+			return nil, b.newSendResponse(code.TopicNotExist, "topic["+h.Topic+"] not exist, apply first please!"+faqSuffix)
+		}
+	}
+	if valid := max(tc.WriteQueueNums, tc.ReadQueueNums); h.QueueID >= valid {
+		remark := fmt.Sprintf("request queueId[%d] is illegal, %s Producer: %s", h.QueueID, topicConfigString(tc), ctx.Channel.RemoteAddr())
+		b.lg.Warn("request queueId is illegal", zap.String("topic", h.Topic), zap.Int32("queueId", h.QueueID),
+			zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
+		return nil, b.newSendResponse(code.SystemError, remark)
+	}
+	qid := h.QueueID
+	if qid < 0 {
+		qid = rand.Int32N(99999999) % max(tc.WriteQueueNums, 1)
+	}
+	return &sendTarget{topic: h.Topic, queueID: qid, filterType: tc.TopicFilterType}, nil
+}
+
+type sendTarget struct {
+	topic      string
+	queueID    int32
+	filterType string
+}
+
+func (b *Broker) validationResponse(err error) *codec.RemotingCommand {
+	r := errorResponse(validationError(err))
+	return b.newSendResponse(r.Code, r.Remark)
+}
+
+// autoCreateTopic is msgCheck's creation branch: from the header's default
+// topic (TBW102) when inheritable, else a retry topic with one queue.
+func (b *Broker) autoCreateTopic(ctx *remoting.Context, h *header.SendMessageRequestHeader) *body.TopicConfig {
+	var sysFlag int32
+	if h.UnitMode {
+		if topic.IsRetryTopic(h.Topic) {
+			sysFlag = topic.FlagUnitSub
+		} else {
+			sysFlag = topic.FlagUnit
+		}
+	}
+	b.lg.Warn("the topic not exist", zap.String("topic", h.Topic), zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
+	tc, created := b.topics.CreateTopicInSendMessageMethod(h.Topic, h.DefaultTopic, ctx.Channel.RemoteAddr(), h.DefaultTopicQueueNums, sysFlag)
+	if tc == nil && topic.IsRetryTopic(h.Topic) {
+		tc, created = b.topics.CreateTopicInSendMessageBackMethod(h.Topic, 1, topic.PermWrite|topic.PermRead, sysFlag)
+	}
+	if created {
+		b.kickRegister()
+	}
+	return tc
+}
+
+func (b *Broker) storeHost() netip.AddrPort {
+	ip, err := netip.ParseAddr(b.Config().BrokerIP1)
+	if err != nil {
+		ip = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+	}
+	return netip.AddrPortFrom(ip, uint16(b.ListenPort()))
+}
+
+func bornHost(ch *remoting.Channel) netip.AddrPort {
+	ap, err := netip.ParseAddrPort(ch.RemoteAddr())
+	if err != nil {
+		return netip.AddrPortFrom(netip.IPv4Unspecified(), 0)
+	}
+	return ap
+}
+
+// storedProperties is the properties string the broker stores: the
+// client's, without WAIT (Java drops it to save 9 bytes) and with CLUSTER
+// set to the broker's cluster. The client's order is kept.
+func storedProperties(props, cluster string) string {
+	if message.PropertyValue(props, message.PropertyWaitStoreMsgOK) != "" {
+		props = message.RemoveProperty(props, message.PropertyWaitStoreMsgOK)
+	}
+	if message.PropertyValue(props, message.PropertyCluster) != "" {
+		props = message.RemoveProperty(props, message.PropertyCluster)
+	}
+	return message.AppendProperty(props, message.PropertyCluster, cluster)
+}
+
+func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *header.SendMessageRequestHeader) (*codec.RemotingCommand, error) {
+	tgt, resp := b.preSend(ctx, h)
+	if resp != nil {
+		return resp, nil
+	}
+	m := &message.MessageExt{
+		Message:   message.Message{Topic: tgt.topic, Flag: h.Flag, Body: req.Body},
+		QueueID:   tgt.queueID,
+		BornHost:  bornHost(ctx.Channel),
+		StoreHost: b.storeHost(),
+	}
+	if resp := b.handleRetryAndDLQ(req, h, m); resp != nil {
+		return resp, nil
+	}
+	m.SysFlag = sysFlagFor(h.SysFlag, tgt.filterType)
+	m.BornTimestamp = h.BornTimestamp
+	if h.ReconsumeTimes != nil {
+		m.ReconsumeTimes = *h.ReconsumeTimes
+	}
+	m.PropertiesString = storedProperties(h.Properties, b.Config().BrokerClusterName)
+	if tran, _ := strconv.ParseBool(message.PropertyValue(h.Properties, message.PropertyTransactionPrepared)); tran {
+		if b.Config().RejectTransactionMessage {
+			return b.newSendResponse(code.NoPermission,
+				"the broker["+b.Config().BrokerIP1+"] sending transaction message is forbidden"), nil
+		}
+		toHalfMessage(m)
+	}
+	queueID := m.QueueID
+	b.store.PutMessageAsync(m, func(r commitlog.PutMessageResult) {
+		ctx.Respond(b.sendResult(r, queueID))
+	})
+	return nil, nil
+}
+
+// toHalfMessage is parseHalfMessageInner: the prepared message goes to
+// RMQ_SYS_TRANS_HALF_TOPIC queue 0 with its real topic and queue saved.
+func toHalfMessage(m *message.MessageExt) {
+	props := message.AppendProperty(m.PropertiesString, message.PropertyRealTopic, m.Topic)
+	m.PropertiesString = message.AppendProperty(props, message.PropertyRealQueueID, strconv.Itoa(int(m.QueueID)))
+	m.SysFlag = message.ResetTransactionType(m.SysFlag, message.SysFlagTransactionNot)
+	m.Topic = topic.TransHalfTopic
+	m.QueueID = 0
+}
+
+func sysFlagFor(sysFlag int32, filterType string) int32 {
+	if filterType == "MULTI_TAG" {
+		sysFlag |= message.SysFlagMultiTags
+	}
+	return sysFlag
+}
+
+// handleRetryAndDLQ is SendMessageProcessor.handleRetryAndDLQ: a send to
+// %RETRY%group that reached the group's (or the header's) max reconsume
+// times goes to %DLQ%group instead.
+func (b *Broker) handleRetryAndDLQ(req *codec.RemotingCommand, h *header.SendMessageRequestHeader, m *message.MessageExt) *codec.RemotingCommand {
+	if !topic.IsRetryTopic(h.Topic) {
+		return nil
+	}
+	group := strings.TrimPrefix(h.Topic, topic.RetryGroupTopicPrefix)
+	sg, ok := b.subs.FindSubscriptionGroupConfig(group)
+	if !ok {
+		return b.newSendResponse(code.SubscriptionGroupNotExist, "subscription group not exist, "+group+" "+faqSuffix)
+	}
+	maxTimes := sg.RetryMaxTimes
+	if req.Version >= code.VersionV349 && h.MaxReconsumeTimes != nil {
+		maxTimes = *h.MaxReconsumeTimes
+	}
+	var times int32
+	if h.ReconsumeTimes != nil {
+		times = *h.ReconsumeTimes
+	}
+	if times < maxTimes {
+		return nil
+	}
+	dlq := topic.DLQTopic(group)
+	tc, created := b.topics.CreateTopicInSendMessageBackMethod(dlq, dlqNumsPerGroup, topic.PermWrite|topic.PermRead, 0)
+	if created {
+		b.kickRegister()
+	}
+	m.Topic = dlq
+	m.QueueID = rand.Int32N(99999999) % dlqNumsPerGroup
+	// Java sets DELAY=0 here on a properties map it then replaces with the
+	// client's, so a client-set DELAY survives; so it does here.
+	if tc == nil {
+		return b.newSendResponse(code.SystemError, "topic["+dlq+"] not exist")
+	}
+	return nil
+}
+
+// sendResult is handlePutMessageResult: the PutMessageStatus → response
+// code mapping and, when stored, the response header.
+func (b *Broker) sendResult(r commitlog.PutMessageResult, queueID int32) *codec.RemotingCommand {
+	c, remark, ok := b.putStatusResponse(r.Status)
+	resp := b.newSendResponse(c, remark)
+	if !ok {
+		return resp
+	}
+	rh := header.SendMessageResponseHeader{MsgID: r.Append.MsgID, QueueID: queueID, QueueOffset: r.Append.LogicsOffset}
+	for k, v := range rh.ToExtFields() {
+		resp.SetExt(k, v)
+	}
+	return resp
+}
+
+// putStatusResponse maps a PutMessageStatus to Java's response code and
+// remark; ok is true when the message was stored.
+func (b *Broker) putStatusResponse(s commitlog.PutMessageStatus) (c int32, remark string, ok bool) {
+	switch s {
+	case commitlog.PutOK:
+		return code.Success, "", true
+	case commitlog.FlushDiskTimeout:
+		return code.FlushDiskTimeout, "", true
+	case commitlog.FlushSlaveTimeout:
+		return code.FlushSlaveTimeout, "", true
+	case commitlog.SlaveNotAvailable:
+		return code.SlaveNotAvailable, "", true
+	case commitlog.CreateMappedFileFailed:
+		return code.SystemError, "create mapped file failed, server is busy or broken.", false
+	case commitlog.MessageIllegal, commitlog.PropertiesSizeExceeded:
+		return code.MessageIllegal, fmt.Sprintf("the message is illegal, maybe msg body or properties length not matched. "+
+			"msg body length limit %dB, msg properties length limit 32KB.", b.storeCfg.MaxMessageSize), false
+	case commitlog.ServiceNotAvailable:
+		return code.ServiceNotAvailable, "service not available now. It may be caused by one of the following reasons: " +
+			"the broker's disk is full [" + b.diskUtil() + "], messages are put to the slave, message store has been shut down, etc.", false
+	case commitlog.OSPageCacheBusy:
+		return code.SystemError, "[PC_SYNCHRONIZED]broker busy, start flow control for a while", false
+	case commitlog.UnknownError:
+		return code.SystemError, "UNKNOWN_ERROR", false
+	}
+	return code.SystemError, "UNKNOWN_ERROR DEFAULT", false
+}
+
+// diskUtil is SendMessageProcessor.diskUtil's text. Disk usage probing
+// belongs to the store, which does not expose it; -1 means unknown, as
+// Java's getDiskPartitionSpaceUsedPercent reports on failure.
+func (b *Broker) diskUtil() string {
+	return fmt.Sprintf("CL: %5.2f CQ: %5.2f INDEX: %5.2f", -1.0, -1.0, -1.0)
+}
+
+// sendBatch is asyncSendBatchMessage: the body is split into its messages,
+// all stored to one queue with the batch's properties appended.
+func (b *Broker) sendBatch(ctx *remoting.Context, req *codec.RemotingCommand, h *header.SendMessageRequestHeader) (*codec.RemotingCommand, error) {
+	tgt, resp := b.preSend(ctx, h)
+	if resp != nil {
+		return resp, nil
+	}
+	if len(h.Topic) > message.MaxTopicLength {
+		return b.newSendResponse(code.MessageIllegal, "message topic length too long "+strconv.Itoa(len(h.Topic))), nil
+	}
+	items, err := message.DecodeBatch(req.Body)
+	if err != nil || len(items) == 0 {
+		return b.newSendResponse(code.MessageIllegal, b.illegalRemark()), nil
+	}
+	batchProps := storedProperties(h.Properties, b.Config().BrokerClusterName)
+	ms := make([]*message.MessageExt, len(items))
+	born, storeHost := bornHost(ctx.Channel), b.storeHost()
+	sysFlag := sysFlagFor(h.SysFlag, tgt.filterType)
+	var reconsume int32
+	if h.ReconsumeTimes != nil {
+		reconsume = *h.ReconsumeTimes
+	}
+	for i, it := range items {
+		ms[i] = &message.MessageExt{
+			Message:          message.Message{Topic: tgt.topic, Flag: it.Flag, Body: it.Body},
+			PropertiesString: joinBatchProperties(it.PropertiesString, batchProps),
+			QueueID:          tgt.queueID, SysFlag: sysFlag, BornTimestamp: h.BornTimestamp,
+			BornHost: born, StoreHost: storeHost, ReconsumeTimes: reconsume,
+		}
+	}
+	queueID := tgt.queueID
+	b.store.PutMessagesAsync(ms, func(r commitlog.PutMessageResult) {
+		ctx.Respond(b.sendResult(r, queueID))
+	})
+	return nil, nil
+}
+
+func (b *Broker) illegalRemark() string {
+	_, remark, _ := b.putStatusResponse(commitlog.MessageIllegal)
+	return remark
+}
+
+// joinBatchProperties is MessageExtBatchEncoder's property concatenation:
+// the message's own properties, a separator if they do not end with one,
+// then the batch-level properties.
+func joinBatchProperties(own, batch string) string {
+	if own != "" && batch != "" && own[len(own)-1] != message.PropertySeparator {
+		return own + string(message.PropertySeparator) + batch
+	}
+	return own + batch
+}
+
+// humanTime2 is UtilAll.timeMillisToHumanString2 ("yyyy-MM-dd HH:mm:ss,SSS").
+func humanTime2(ms int64) string {
+	return time.UnixMilli(ms).Format("2006-01-02 15:04:05,000")
+}

@@ -1,0 +1,120 @@
+package broker
+
+// CONSUMER_SEND_MSG_BACK (36): SendMessageProcessor.asyncConsumerSendMsgBack
+// (4.9.8). A consumer hands back a message it failed to consume; it is
+// re-stored to %RETRY%group with a delay level, or to %DLQ%group once it
+// has been reconsumed too often.
+
+import (
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/broker/topic"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+func (b *Broker) consumerSendMsgBack(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	var h header.ConsumerSendMsgBackRequestHeader
+	if err := h.FromExtFields(req.ExtFields); err != nil {
+		return nil, err
+	}
+	sg, ok := b.subs.FindSubscriptionGroupConfig(h.Group)
+	if !ok {
+		return codec.NewResponse(code.SubscriptionGroupNotExist, "subscription group not exist, "+h.Group+" "+faqSuffix), nil
+	}
+	if !b.brokerWritable() {
+		return nil, b.errSendForbidden()
+	}
+	if sg.RetryQueueNums <= 0 {
+		return codec.NewResponse(code.Success, ""), nil
+	}
+	newTopic := topic.RetryTopic(h.Group)
+	queueID := rand.Int32N(99999999) % sg.RetryQueueNums
+	var sysFlag int32
+	if h.UnitMode {
+		sysFlag = topic.FlagUnitSub
+	}
+	tc, created := b.topics.CreateTopicInSendMessageBackMethod(newTopic, sg.RetryQueueNums, topic.PermWrite|topic.PermRead, sysFlag)
+	if created {
+		b.kickRegister()
+	}
+	if tc == nil {
+		return codec.NewResponse(code.SystemError, "topic["+newTopic+"] not exist"), nil
+	}
+	if !topic.IsWriteable(tc.Perm) {
+		return codec.NewResponse(code.NoPermission, "the topic["+newTopic+"] sending message is forbidden"), nil
+	}
+	orig, err := b.store.LookMessageByOffset(h.Offset)
+	if err != nil || orig == nil {
+		return codec.NewResponse(code.SystemError, "look message by offset failed, "+strconv.FormatInt(h.Offset, 10)), nil
+	}
+	m, resp := b.buildSendBack(req, &h, orig, newTopic, queueID, sg.RetryMaxTimes)
+	if resp != nil {
+		return resp, nil
+	}
+	b.store.PutMessageAsync(m, func(r commitlog.PutMessageResult) {
+		if r.Status == commitlog.PutOK {
+			ctx.Respond(codec.NewResponse(code.Success, ""))
+			return
+		}
+		ctx.Respond(codec.NewResponse(code.SystemError, r.Status.String()))
+	})
+	return nil, nil
+}
+
+// buildSendBack builds the message to re-store: retry topic with a delay
+// level (3 + reconsumeTimes unless the consumer chose one), or the DLQ.
+func (b *Broker) buildSendBack(req *codec.RemotingCommand, h *header.ConsumerSendMsgBackRequestHeader,
+	orig *message.MessageExt, newTopic string, queueID, retryMax int32) (*message.MessageExt, *codec.RemotingCommand) {
+	props := orig.PropertiesString
+	if message.PropertyValue(props, message.PropertyRetryTopic) == "" {
+		props = message.AppendProperty(props, message.PropertyRetryTopic, orig.Topic)
+	}
+	props = setProperty(props, message.PropertyWaitStoreMsgOK, "false")
+	maxTimes := retryMax
+	if req.Version >= code.VersionV349 && h.MaxReconsumeTimes != nil {
+		maxTimes = *h.MaxReconsumeTimes
+	}
+	delay := h.DelayLevel
+	if orig.ReconsumeTimes >= maxTimes || delay < 0 {
+		newTopic = topic.DLQTopic(h.Group)
+		queueID = rand.Int32N(99999999) % dlqNumsPerGroup
+		tc, created := b.topics.CreateTopicInSendMessageBackMethod(newTopic, dlqNumsPerGroup, topic.PermWrite|topic.PermRead, 0)
+		if created {
+			b.kickRegister()
+		}
+		if tc == nil {
+			return nil, codec.NewResponse(code.SystemError, "topic["+newTopic+"] not exist")
+		}
+		delay = 0
+	} else if delay == 0 {
+		delay = 3 + orig.ReconsumeTimes
+	}
+	props = setProperty(props, message.PropertyDelayTimeLevel, strconv.Itoa(int(delay)))
+	if message.PropertyValue(props, message.PropertyOriginMessageID) == "" {
+		props = message.AppendProperty(props, message.PropertyOriginMessageID, orig.MsgID)
+	}
+	return &message.MessageExt{
+		Message:          message.Message{Topic: newTopic, Flag: orig.Flag, Body: orig.Body},
+		PropertiesString: props,
+		QueueID:          queueID,
+		SysFlag:          orig.SysFlag,
+		BornTimestamp:    orig.BornTimestamp,
+		BornHost:         orig.BornHost,
+		StoreHost:        orig.StoreHost,
+		ReconsumeTimes:   orig.ReconsumeTimes + 1,
+	}, nil
+}
+
+// setProperty replaces (or adds) one property in a properties string.
+func setProperty(props, name, value string) string {
+	if message.PropertyValue(props, name) != "" {
+		props = message.RemoveProperty(props, name)
+	}
+	return message.AppendProperty(props, name, value)
+}
