@@ -8,7 +8,7 @@ import (
 
 var sqlProps = map[string]string{
 	"a": "5", "b": "abc", "c": "3.5", "t": "true", "big": "3000000000", "neg": "-2",
-	"q": "it's", "n": "NaN", "f": "1.5f", "sp": " 1.5 ", "spi": " 5", "zero": "0", "mz": "-0.0",
+	"q": "it's", "qq": "''x''", "e": "3.1415E10", "pi": "3.14", "pi2": "3.14", "n": "NaN", "f": "1.5f", "sp": " 1.5 ", "spi": " 5", "zero": "0", "mz": "-0.0",
 }
 
 // TestSQL92Evaluate covers the Java 4.9.8 evaluation semantics: string
@@ -43,6 +43,12 @@ func TestSQL92Evaluate(t *testing.T) {
 		{"b <> 'abc'", false, false},
 		{"b <> 'x'", true, false},
 		{"q = 'it''s'", true, false},
+		{"qq = '''''x'''''", true, false},
+		{"e > 3.1E10", true, false},
+		{"pi = pi2", true, false}, // two strings: equal text
+		{"pi <> c", true, false},
+		{"pi BETWEEN b AND c", false, true}, // "abc" is no number
+		{"pi > 3.14", false, false},
 		{"missing = 1", false, false},
 		{"missing <> 1", false, false},
 		{"missing > 1", false, false},
