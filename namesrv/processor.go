@@ -178,10 +178,14 @@ func (p *DefaultRequestProcessor) registerBroker(ctx *remoting.Context, req *cod
 	if fs == nil {
 		fs = []string{}
 	}
+	var hbTimeout int64
+	if h.HeartbeatTimeoutMillis != nil {
+		hbTimeout = *h.HeartbeatTimeoutMillis
+	}
 	res := p.ns.route.RegisterBroker(RegisterBrokerArgs{
 		ClusterName: h.ClusterName, BrokerAddr: h.BrokerAddr, BrokerName: h.BrokerName,
 		HAServerAddr: h.HAServerAddr, BrokerID: h.BrokerID, Wrapper: &rb.TopicConfigSerializeWrapper,
-		FilterServerList: fs, Channel: channelOf(ctx), NowMillis: p.nowMillis(),
+		FilterServerList: fs, Channel: channelOf(ctx), NowMillis: p.nowMillis(), HeartbeatTimeoutMillis: hbTimeout,
 	})
 	r := success(true)
 	r.ExtFields = (&header.RegisterBrokerResponseHeader{HAServerAddr: res.HaServerAddr, MasterAddr: res.MasterAddr}).ToExtFields()

@@ -41,6 +41,7 @@ type brokerLiveInfo struct {
 	dataVersion      body.DataVersion
 	channel          BrokerChannel
 	haServerAddr     string
+	timeoutMillis    int64 // 5.x heartbeatTimeoutMillis; 0: the name server's brokerChannelExpiredTime
 }
 
 // RegisterBrokerArgs are the inputs of RegisterBroker (header plus body).
@@ -51,6 +52,7 @@ type RegisterBrokerArgs struct {
 	FilterServerList                                  []string // nil: leave the filter table alone
 	Channel                                           BrokerChannel
 	NowMillis                                         int64
+	HeartbeatTimeoutMillis                            int64 // 5.x header; 0: default expiry
 }
 
 // RouteInfoManager is the name server's route table: a plain struct guarded
@@ -132,6 +134,7 @@ func (r *RouteInfoManager) RegisterBroker(a RegisterBrokerArgs) body.RegisterBro
 	}
 	r.brokerLiveTable[a.BrokerAddr] = &brokerLiveInfo{
 		lastUpdateMillis: a.NowMillis, dataVersion: dv, channel: a.Channel, haServerAddr: a.HAServerAddr,
+		timeoutMillis: a.HeartbeatTimeoutMillis,
 	}
 	if a.FilterServerList != nil {
 		if len(a.FilterServerList) == 0 {

@@ -58,16 +58,21 @@ type ExpiredBroker struct {
 	Channel    BrokerChannel
 }
 
-// ScanNotActiveBroker removes brokers silent for longer than expiryMillis
-// (scanNotActiveBroker) and returns them.
+// ScanNotActiveBroker removes brokers silent for longer than their 5.x
+// heartbeatTimeoutMillis, or expiryMillis when they sent none
+// (scanNotActiveBroker), and returns them.
 func (r *RouteInfoManager) ScanNotActiveBroker(nowMillis, expiryMillis int64) []ExpiredBroker {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var out []ExpiredBroker
 	for addr, li := range r.brokerLiveTable {
-		if li.lastUpdateMillis+expiryMillis < nowMillis {
+		timeout := expiryMillis
+		if li.timeoutMillis > 0 {
+			timeout = li.timeoutMillis
+		}
+		if li.lastUpdateMillis+timeout < nowMillis {
 			out = append(out, ExpiredBroker{BrokerAddr: addr, Channel: li.channel})
-			r.lg.Warn("broker channel expired", zap.String("brokerAddr", addr), zap.Int64("expiryMillis", expiryMillis))
+			r.lg.Warn("broker channel expired", zap.String("brokerAddr", addr), zap.Int64("expiryMillis", timeout))
 			r.destroyLocked(addr)
 		}
 	}

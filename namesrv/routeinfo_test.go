@@ -238,3 +238,16 @@ func TestRouteInfoCachedBodyFollowsChanges(t *testing.T) {
 		t.Fatal("deleted topic still cached")
 	}
 }
+
+func TestRouteInfoPerBrokerHeartbeatTimeout(t *testing.T) {
+	r := NewRouteInfoManager(zaptest.NewLogger(t))
+	r.RegisterBroker(RegisterBrokerArgs{ClusterName: "c", BrokerName: "a", BrokerAddr: "a:1", Wrapper: wrapper(1, "T"), NowMillis: 0, HeartbeatTimeoutMillis: 10000})
+	r.RegisterBroker(RegisterBrokerArgs{ClusterName: "c", BrokerName: "b", BrokerAddr: "b:1", Wrapper: wrapper(1, "T"), NowMillis: 0})
+	got := r.ScanNotActiveBroker(5000, 2000)
+	if len(got) != 1 || got[0].BrokerAddr != "b:1" {
+		t.Fatalf("only b (default expiry) should expire: %+v", got)
+	}
+	if got := r.ScanNotActiveBroker(10001, 2000); len(got) != 1 || got[0].BrokerAddr != "a:1" {
+		t.Fatalf("a should expire after its own timeout: %+v", got)
+	}
+}
