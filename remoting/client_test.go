@@ -12,7 +12,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
@@ -34,7 +34,7 @@ func TestRemotingServerInvokesClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ch *Channel
-	testutil.Eventually(t, 5*time.Second, func() error {
+	wait.Eventually(t, 5*time.Second, func() error {
 		_, chans := rec.snapshot()
 		if len(chans) == 0 {
 			return errors.New("no connect event")
@@ -161,7 +161,7 @@ func TestRemotingClientReconnectsAfterServerRestart(t *testing.T) {
 	cfg2 := testServerConfig()
 	cfg2.ListenAddr = addr
 	startServer(t, cfg2, setup)
-	testutil.Eventually(t, 5*time.Second, func() error {
+	wait.Eventually(t, 5*time.Second, func() error {
 		resp, err := c.InvokeSync(ctxT(t, 5*time.Second), addr, codec.NewRequest(testCodeEcho, map[string]string{"k": "again"}, nil))
 		if err != nil {
 			return err
@@ -252,7 +252,7 @@ func TestRemotingIdleChannelClosed(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("idle connection not closed by the server")
 	}
-	testutil.Eventually(t, 5*time.Second, func() error {
+	wait.Eventually(t, 5*time.Second, func() error {
 		if ev, _ := rec.snapshot(); !slices.Equal(ev, []string{"connect", "idle", "close"}) {
 			return fmt.Errorf("events %v", ev)
 		}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
@@ -222,7 +222,7 @@ func TestRemotingPoolFullSystemBusy(t *testing.T) {
 		}
 	}
 	var resp *codec.RemotingCommand
-	testutil.Eventually(t, 5*time.Second, func() error { // the second must have reached the queue
+	wait.Eventually(t, 5*time.Second, func() error { // the second must have reached the queue
 		var err error
 		resp, err = c.InvokeSync(ctxT(t, 5*time.Second), addr, codec.NewRequest(testCodeBlock, nil, nil))
 		if err != nil {
@@ -306,7 +306,7 @@ func TestRemotingOnewayGetsNoReply(t *testing.T) {
 	if err := c.InvokeOneway(ctxT(t, 5*time.Second), s.Addr().String(), codec.NewRequest(testCodeEcho, nil, nil)); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 5*time.Second, func() error {
+	wait.Eventually(t, 5*time.Second, func() error {
 		if calls.Load() != 3 {
 			return fmt.Errorf("calls %d", calls.Load())
 		}

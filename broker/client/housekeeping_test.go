@@ -10,7 +10,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
-	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -87,7 +87,7 @@ func TestConsumerManagerOverRealConnections(t *testing.T) {
 	if g == nil || len(g.AllClientIDs()) != 2 || pm.FindChannel("client-2") == nil {
 		t.Fatalf("registration failed: %v", g)
 	}
-	testutil.Eventually(t, 5*time.Second, func() error {
+	wait.Eventually(t, 5*time.Second, func() error {
 		// client-1 on its own join, then client-1 and client-2 on client-2's join.
 		if n := notified.Load(); n != 3 {
 			return fmt.Errorf("%d NOTIFY_CONSUMER_IDS_CHANGED so far, want 3", n)
@@ -99,7 +99,7 @@ func TestConsumerManagerOverRealConnections(t *testing.T) {
 	if err := c2.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	testutil.Eventually(t, 5*time.Second, func() error {
+	wait.Eventually(t, 5*time.Second, func() error {
 		ids := cm.GetConsumerGroupInfo("cg").AllClientIDs()
 		if len(ids) != 1 || ids[0] != "client-1" {
 			return fmt.Errorf("client ids %v", ids)

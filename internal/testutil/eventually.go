@@ -3,23 +3,13 @@ package testutil
 import (
 	"testing"
 	"time"
+
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
-// Eventually calls f every few milliseconds until it returns nil, and fails
-// the test with f's last error when timeout passes first.
+// Eventually is wait.Eventually; packages that the broker or name server
+// import must use internal/wait directly, since testutil imports both.
 func Eventually(t testing.TB, timeout time.Duration, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	wait := time.Millisecond
-	for {
-		err := f()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("condition not met within %v: %v", timeout, err)
-		}
-		time.Sleep(wait)
-		wait = min(wait*2, 50*time.Millisecond)
-	}
+	wait.Eventually(t, timeout, f)
 }
