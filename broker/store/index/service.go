@@ -60,7 +60,9 @@ type Service struct {
 	mu    sync.RWMutex // guards files and every file's header and content
 	files []*File
 
-	flushWG sync.WaitGroup // background flushes of full files
+	flushWG   sync.WaitGroup // background flushes of full files
+	flushMu   sync.Mutex     // serialises checkpoint updates of background flushes
+	flushedTS int64          // highest end timestamp recorded (flushMu)
 }
 
 // NewService returns a service with no files loaded.
@@ -240,6 +242,12 @@ func (s *Service) flushFull(f *File, ts int64) {
 		s.lg.Warn("flush index file failed", zap.String("file", f.path), zap.Error(err))
 		return
 	}
+	s.flushMu.Lock()
+	defer s.flushMu.Unlock()
+	if ts <= s.flushedTS {
+		return // a newer full file was recorded first: never go back
+	}
+	s.flushedTS = ts
 	if s.ckpt != nil && ts > 0 {
 		s.ckpt.SetIndexMsgTimestamp(ts)
 		if err := s.ckpt.Flush(); err != nil {

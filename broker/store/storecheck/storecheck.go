@@ -5,8 +5,8 @@
 //   - every consume-queue unit (up to the first invalid one; the blank
 //     pre-fill units {0, MaxInt32, 0} skipped) points at a CommitLog record
 //     whose topic, queue id, queue offset, size and tags code match (for
-//     SCHEDULE_TOPIC_XXXX the tags code is a delivery time, so it must only
-//     be >= the store time);
+//     SCHEDULE_TOPIC_XXXX records with a DELAY level the tags code is a
+//     delivery time, so it must only be >= the store time);
 //   - every index entry points at a record that has a key (UNIQ_KEY or a
 //     KEYS token) whose "topic#key" hash equals the entry's hash;
 //   - units and entries pointing below the first CommitLog file (expired)
@@ -184,7 +184,7 @@ func (c *checker) checkUnit(topic string, queueID int32, off, phy int64, size in
 		return c.fail("cq %s-%d@%d points at %s-%d", topic, queueID, off, m.Topic, m.QueueID)
 	case m.QueueOffset != off:
 		return c.fail("cq %s-%d@%d points at queue offset %d", topic, queueID, off, m.QueueOffset)
-	case topic == message.ScheduleTopic:
+	case topic == message.ScheduleTopic && m.Properties[message.PropertyDelayTimeLevel] != "":
 		if tags < m.StoreTimestamp {
 			return c.fail("cq %s-%d@%d delivery time %d before store time %d", topic, queueID, off, tags, m.StoreTimestamp)
 		}
