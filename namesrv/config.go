@@ -33,6 +33,11 @@ type NamesrvConfig struct {
 	ScanNotActiveBrokerInterval int64 `prop:"scanNotActiveBrokerInterval"`
 	// BrokerChannelExpiredTime (ms): 4.9.8's BROKER_CHANNEL_EXPIRED_TIME 120000 made configurable.
 	BrokerChannelExpiredTime int64 `prop:"brokerChannelExpiredTime"`
+
+	// ProductEnvNamesrvAddr lists (";"-separated) the name servers that
+	// clusterTest mode falls back to for unknown topics: the DefaultMQAdminExt
+	// of ClusterTestRequestProcessor reads env NAMESRV_ADDR. Not a Java key.
+	ProductEnvNamesrvAddr string
 }
 
 // NewNamesrvConfig returns the Java defaults, resolving user.home and
@@ -50,6 +55,7 @@ func NewNamesrvConfig() *NamesrvConfig {
 		ConfigBlackList:             "configBlackList;configStorePath;kvConfigPath",
 		ScanNotActiveBrokerInterval: 5000,
 		BrokerChannelExpiredTime:    120000,
+		ProductEnvNamesrvAddr:       os.Getenv("NAMESRV_ADDR"),
 	}
 }
 

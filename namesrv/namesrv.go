@@ -23,13 +23,14 @@ const poolQueueCapacity = 65536
 // Namesrv is a running name server: route table, KV config, remoting server
 // and the housekeeping goroutine that expires silent brokers.
 type Namesrv struct {
-	lg    *zap.Logger
-	cfg   atomic.Pointer[NamesrvConfig] // live snapshot, swapped by UPDATE_NAMESRV_CONFIG
-	route *RouteInfoManager
-	kv    *KVConfigManager
-	proc  *DefaultRequestProcessor
-	srv   *remoting.Server
-	scan  *service.Service
+	lg      *zap.Logger
+	cfg     atomic.Pointer[NamesrvConfig] // live snapshot, swapped by UPDATE_NAMESRV_CONFIG
+	route   *RouteInfoManager
+	kv      *KVConfigManager
+	proc    *DefaultRequestProcessor
+	srv     *remoting.Server
+	scan    *service.Service
+	product productEnv // clusterTest fallback client
 
 	nettyMu sync.Mutex                  // guards netty and extra
 	netty   *remoting.NettyServerConfig // as configured (updates are recorded, not applied)
@@ -119,6 +120,7 @@ func (n *Namesrv) Shutdown(ctx context.Context) error {
 	if n.started.Load() {
 		err = errors.Join(err, n.srv.Shutdown(ctx))
 	}
+	err = errors.Join(err, n.product.shutdown(ctx))
 	n.lg.Info("name server stopped")
 	return err
 }

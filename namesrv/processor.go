@@ -253,6 +253,9 @@ func (p *DefaultRequestProcessor) getRouteInfoByTopic(_ *remoting.Context, req *
 	if err := decodeHeader(req, &h); err != nil {
 		return nil, err
 	}
+	if p.ns.Config().ClusterTest {
+		return p.getRouteInfoClusterTest(&h)
+	}
 	standard := req.Version >= code.VersionV494 || (h.AcceptStandardJSONOnly != nil && *h.AcceptStandardJSONOnly)
 	var b []byte
 	if conf, ok := p.orderTopicConf(h.Topic); ok {

@@ -303,3 +303,30 @@ func TestNamesrvConfigValidate(t *testing.T) {
 		t.Fatalf("listenPort default %d", p)
 	}
 }
+
+func TestNamesrvClusterTestFallsBackToProductEnv(t *testing.T) {
+	product := startNamesrv(t, nil)
+	c := newClient(t)
+	invoke(t, c, product.Addr().String(), registerReq(t, "broker-p", "p:1", 0, false, wrapper(1, "ProdTopic")))
+
+	ns := startNamesrv(t, func(cfg *NamesrvConfig) {
+		cfg.ClusterTest = true
+		cfg.ProductEnvNamesrvAddr = product.Addr().String()
+	})
+	addr := ns.Addr().String()
+	resp := invoke(t, c, addr, routeReq("ProdTopic", code.CurrentVersion))
+	want := `{"brokerDatas":[{"brokerAddrs":{0:"p:1"},"brokerName":"broker-p","cluster":"DefaultCluster"}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-p","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
+	if resp.Code != code.Success || string(resp.Body) != want {
+		t.Fatalf("fallback route: %d %s", resp.Code, resp.Body)
+	}
+	// Local topics win and carry the KV order conf even without orderMessageEnable.
+	ns.KVConfigManager().Put(NamespaceOrderTopicConfig, "LocalTopic", "broker-l:4")
+	invoke(t, c, addr, registerReq(t, "broker-l", "l:1", 0, false, wrapper(1, "LocalTopic")))
+	resp = invoke(t, c, addr, routeReq("LocalTopic", code.CurrentVersion))
+	if !strings.Contains(string(resp.Body), `"orderTopicConf":"broker-l:4"`) || !strings.Contains(string(resp.Body), `{0:"l:1"}`) {
+		t.Fatalf("local route in cluster test mode: %s", resp.Body)
+	}
+	if resp = invoke(t, c, addr, routeReq("Nowhere", code.CurrentVersion)); resp.Code != code.TopicNotExist {
+		t.Fatalf("unknown everywhere: %d", resp.Code)
+	}
+}
