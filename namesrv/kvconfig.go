@@ -3,7 +3,9 @@ package namesrv
 // This file mirrors Java's org.apache.rocketmq.namesrv.kvconfig.KVConfigManager.
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -41,7 +43,7 @@ func NewKVConfigManager(path string, lg *zap.Logger) *KVConfigManager {
 // Load reads the file if it exists. A missing file is not an error.
 func (k *KVConfigManager) Load() error {
 	data, err := os.ReadFile(k.path)
-	if os.IsNotExist(err) {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {

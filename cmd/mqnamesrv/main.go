@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -30,7 +31,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	printImportant := fs.Bool("m", false, "Print important config items")
 	nsAddr := fs.String("n", "", "Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876")
 	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
+		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 1
