@@ -27,13 +27,21 @@ func (g *ConsumerGroupInfo) ConsumerList() *body.GetConsumerListByGroupResponseB
 }
 
 // ProducerConnection is group's GET_PRODUCER_CONNECTION_LIST body; nil when
-// the group has no producer (the processor answers SYSTEM_ERROR then).
+// the group is unknown (the processor answers SYSTEM_ERROR "the producer
+// group[...] not exist"). A group emptied by closed connections still
+// exists, as in 4.9.8, and gets an empty connection set.
 func (p *ProducerManager) ProducerConnection(group string) *body.ProducerConnection {
-	infos := p.ChannelInfos(group)
-	if len(infos) == 0 {
+	p.mu.RLock()
+	t, ok := p.groups[group]
+	var infos []*ClientChannelInfo
+	if ok {
+		infos = t.list()
+	}
+	p.mu.RUnlock()
+	if !ok {
 		return nil
 	}
-	c := &body.ProducerConnection{}
+	c := &body.ProducerConnection{ConnectionSet: []body.Connection{}}
 	for _, info := range infos {
 		c.ConnectionSet = append(c.ConnectionSet, connectionOf(info))
 	}

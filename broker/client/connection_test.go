@@ -175,4 +175,8 @@ func TestConsumerManagerConnectionBodies(t *testing.T) {
 	if got := string(pm.ProducerConnection("pg").Encode()); got != wantP {
 		t.Fatalf("producer connection %s", got)
 	}
+	pm.DoChannelCloseEvent(c1.RemoteAddr(), c1)
+	if got := pm.ProducerConnection("pg"); got == nil || string(got.Encode()) != `{"connectionSet":[]}` {
+		t.Fatalf("emptied group: %+v", got)
+	}
 }
