@@ -190,6 +190,7 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 		return nil, err
 	}
 	if err := b.initServers(); err != nil {
+		_ = b.store.Shutdown(context.Background()) // releases the store lock
 		return nil, err
 	}
 	for _, f := range processorFamilies {
@@ -387,13 +388,13 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	if b.started.Load() {
 		b.unregisterAll(ctx)
 	}
+	if b.started.Load() {
+		errs = append(errs, b.server.Shutdown(ctx), b.fastServer.Shutdown(ctx))
+	}
 	b.goMu.Lock()
 	b.stopping = true
 	close(b.stopCh)
 	b.goMu.Unlock()
-	if b.started.Load() {
-		errs = append(errs, b.server.Shutdown(ctx), b.fastServer.Shutdown(ctx))
-	}
 	for _, p := range b.Pools.all() {
 		errs = append(errs, p.Stop(ctx))
 	}

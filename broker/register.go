@@ -72,6 +72,9 @@ func (b *Broker) identity() outapi.BrokerIdentity {
 func (b *Broker) registerBrokerAll(ctx context.Context, checkOrderConfig, oneway, force bool) {
 	b.registerMu.Lock()
 	defer b.registerMu.Unlock()
+	if b.shutdown.Load() {
+		return // unregistered already; never register again
+	}
 	w := b.topics.BuildTopicConfigSerializeWrapper()
 	b.applyBrokerPermission(w)
 	c := b.Config()

@@ -1,4 +1,5 @@
 // Package testutil holds helpers shared by the tests of this module:
-// polling assertions now, in-process servers (StartNamesrv/StartBroker) later.
+// polling assertions (Eventually) and in-process servers on 127.0.0.1:0
+// (StartNamesrv, StartBroker, StartBrokerWith, NewBrokerConfigs).
 // Nothing outside _test.go files may import it.
 package testutil
