@@ -1,0 +1,206 @@
+package longpoll
+
+// PullRequestHoldService + ManyPullRequest + NotifyMessageArrivingListener
+// (Apache RocketMQ 4.9.8 broker/longpolling).
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/internal/service"
+)
+
+// Request is one held pull (Java PullRequest).
+type Request struct {
+	Topic   string
+	QueueID int32
+	// Offset is the queue offset the consumer asked for (pullFromThisOffset).
+	Offset int64
+	// SuspendTimestamp is when the request was parked (ms, store clock).
+	SuspendTimestamp int64
+	// TimeoutMillis is how long it may be held.
+	TimeoutMillis int64
+	// Filter decides whether an arriving message is worth a wake-up; nil
+	// matches everything.
+	Filter store.MessageFilter
+	// Wakeup re-executes the pull; called exactly once, with no lock held.
+	Wakeup func()
+	// Abandoned, when set and true, drops the request without a wake-up
+	// (its connection is gone).
+	Abandoned func() bool
+}
+
+type queueKey struct {
+	topic   string
+	queueID int32
+}
+
+// Options configures a Service.
+type Options struct {
+	// MaxOffset is the queue's current max offset (store.MaxOffsetInQueue).
+	MaxOffset func(topic string, queueID int32) int64
+	// Now is the clock in ms; nil → time.Now().UnixMilli().
+	Now func() int64
+	// Interval is how often every held request is re-checked: 5 s with
+	// long polling, shortPollingTimeMills (1 s) without.
+	Interval time.Duration
+	// Logger; nil → zap.NewNop().
+	Logger *zap.Logger
+}
+
+// Service is the PullRequestHoldService.
+type Service struct {
+	maxOffset func(topic string, queueID int32) int64
+	now       func() int64
+	lg        *zap.Logger
+	svc       *service.Service
+
+	mu    sync.Mutex
+	table map[queueKey][]*Request // guarded by mu
+}
+
+// New returns a stopped service.
+func New(o Options) *Service {
+	s := &Service{maxOffset: o.MaxOffset, now: o.Now, lg: o.Logger, table: make(map[queueKey][]*Request)}
+	if s.now == nil {
+		s.now = func() int64 { return time.Now().UnixMilli() }
+	}
+	if s.lg == nil {
+		s.lg = zap.NewNop()
+	}
+	if s.maxOffset == nil {
+		s.maxOffset = func(string, int32) int64 { return 0 }
+	}
+	interval := o.Interval
+	if interval <= 0 {
+		interval = 5 * time.Second
+	}
+	s.svc = service.New("PullRequestHoldService", interval, func(context.Context) { s.Check() })
+	return s
+}
+
+// Start starts the periodic check.
+func (s *Service) Start() { s.svc.Start() }
+
+// Stop stops the periodic check and drops every held request unanswered.
+func (s *Service) Stop(ctx context.Context) error {
+	err := s.svc.Stop(ctx)
+	s.mu.Lock()
+	n := 0
+	for k, l := range s.table {
+		n += len(l)
+		delete(s.table, k)
+	}
+	s.mu.Unlock()
+	if n > 0 {
+		s.lg.Info("dropped held pull requests at shutdown", zap.Int("count", n))
+	}
+	return err
+}
+
+// Suspend parks r under its topic and queue (suspendPullRequest).
+func (s *Service) Suspend(r *Request) {
+	k := queueKey{r.Topic, r.QueueID}
+	s.mu.Lock()
+	s.table[k] = append(s.table[k], r)
+	s.mu.Unlock()
+}
+
+// Len is the number of held requests.
+func (s *Service) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, l := range s.table {
+		n += len(l)
+	}
+	return n
+}
+
+// Check re-examines every held request against its queue's max offset and
+// its timeout (checkHoldRequest).
+func (s *Service) Check() {
+	s.mu.Lock()
+	keys := make([]queueKey, 0, len(s.table))
+	for k := range s.table {
+		keys = append(keys, k)
+	}
+	s.mu.Unlock()
+	for _, k := range keys {
+		s.notify(k, s.maxOffset(k.topic, k.queueID), nil)
+	}
+}
+
+// arrival is what the store reported for one dispatched message.
+type arrival struct {
+	tagsCode   int64
+	cqExt      *store.CqExtUnit
+	properties map[string]string
+}
+
+// Arriving implements store.MessageArrivingListener: a message landed in
+// topic/queueID and the queue's max offset is now maxOffset.
+func (s *Service) Arriving(topic string, queueID int32, maxOffset, tagsCode, msgStoreTime int64,
+	filterBitMap []byte, properties map[string]string) {
+	a := &arrival{tagsCode: tagsCode, properties: properties}
+	if filterBitMap != nil {
+		a.cqExt = &store.CqExtUnit{TagsCode: tagsCode, MsgStoreTime: msgStoreTime, FilterBitMap: filterBitMap}
+	}
+	s.notify(queueKey{topic, queueID}, maxOffset, a)
+}
+
+// notify is notifyMessageArriving: wake the requests of k that now have
+// something to read (and whose filter accepts the arrival, when there is
+// one) or that timed out; keep the others.
+func (s *Service) notify(k queueKey, maxOffset int64, a *arrival) {
+	s.mu.Lock()
+	held := s.table[k]
+	delete(s.table, k)
+	s.mu.Unlock()
+	if len(held) == 0 {
+		return
+	}
+	var keep, wake []*Request
+	now := s.now()
+	for _, r := range held {
+		switch {
+		case r.Abandoned != nil && r.Abandoned():
+		case s.ready(r, maxOffset, a), now >= r.SuspendTimestamp+r.TimeoutMillis:
+			wake = append(wake, r)
+		default:
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) > 0 {
+		s.mu.Lock()
+		// Requests suspended meanwhile go after the kept ones.
+		s.table[k] = append(keep, s.table[k]...)
+		s.mu.Unlock()
+	}
+	for _, r := range wake {
+		r.Wakeup()
+	}
+}
+
+// ready reports whether r has a message to read: the newest offset is past
+// its offset and the arriving message (if known) passes its filter.
+func (s *Service) ready(r *Request, maxOffset int64, a *arrival) bool {
+	newest := maxOffset
+	if newest <= r.Offset {
+		newest = s.maxOffset(r.Topic, r.QueueID)
+	}
+	if newest <= r.Offset {
+		return false
+	}
+	if a == nil || r.Filter == nil {
+		return true
+	}
+	if !r.Filter.IsMatchedByConsumeQueue(a.tagsCode, a.cqExt) {
+		return false
+	}
+	return a.properties == nil || r.Filter.IsMatchedByCommitLog(nil, a.properties)
+}

@@ -1,0 +1,165 @@
+package longpoll
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/internal/wait"
+)
+
+type fakeQueues struct {
+	mu  sync.Mutex
+	max map[string]int64
+}
+
+func (f *fakeQueues) get(topic string, _ int32) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.max[topic]
+}
+
+func (f *fakeQueues) set(topic string, v int64) {
+	f.mu.Lock()
+	f.max[topic] = v
+	f.mu.Unlock()
+}
+
+// tagFilter matches one tags code and, on the commit log, property k=v.
+type tagFilter struct {
+	code int64
+	prop string
+}
+
+func (f tagFilter) IsMatchedByConsumeQueue(tagsCode int64, _ *store.CqExtUnit) bool {
+	return tagsCode == f.code
+}
+
+func (f tagFilter) IsMatchedByCommitLog(_ []byte, props map[string]string) bool {
+	return f.prop == "" || props["k"] == f.prop
+}
+
+type clock struct{ ms atomic.Int64 }
+
+func (c *clock) now() int64 { return c.ms.Load() }
+
+func newTestService(t *testing.T) (*Service, *fakeQueues, *clock) {
+	q := &fakeQueues{max: map[string]int64{}}
+	c := &clock{}
+	c.ms.Store(1000)
+	s := New(Options{MaxOffset: q.get, Now: c.now, Interval: time.Hour, Logger: zaptest.NewLogger(t)})
+	return s, q, c
+}
+
+func held(s *Service, topic string, off, timeout int64, f store.MessageFilter, woken *atomic.Int32) *Request {
+	r := &Request{Topic: topic, QueueID: 1, Offset: off, SuspendTimestamp: s.now(), TimeoutMillis: timeout,
+		Filter: f, Wakeup: func() { woken.Add(1) }}
+	s.Suspend(r)
+	return r
+}
+
+func TestLongPollArrivalWakesOnlyMatchingWaiters(t *testing.T) {
+	s, q, _ := newTestService(t)
+	var a, b, other atomic.Int32
+	held(s, "T", 5, 15000, tagFilter{code: 7}, &a)
+	held(s, "T", 5, 15000, tagFilter{code: 8}, &b)
+	held(s, "U", 5, 15000, nil, &other)
+	q.set("T", 6)
+	s.Arriving("T", 1, 6, 7, 0, nil, nil)
+	if a.Load() != 1 || b.Load() != 0 || other.Load() != 0 {
+		t.Fatalf("woken a=%d b=%d other=%d, want 1 0 0", a.Load(), b.Load(), other.Load())
+	}
+	if s.Len() != 2 {
+		t.Fatalf("held %d, want 2", s.Len())
+	}
+	// A second arrival does not wake a again (exactly once).
+	s.Arriving("T", 1, 7, 8, 0, nil, nil)
+	if a.Load() != 1 || b.Load() != 1 {
+		t.Fatalf("woken a=%d b=%d, want 1 1", a.Load(), b.Load())
+	}
+}
+
+func TestLongPollArrivalBelowOffsetKeepsWaiting(t *testing.T) {
+	s, _, _ := newTestService(t)
+	var w atomic.Int32
+	held(s, "T", 10, 15000, nil, &w)
+	s.Arriving("T", 1, 10, 0, 0, nil, nil) // max offset 10: message 10 not there yet
+	if w.Load() != 0 || s.Len() != 1 {
+		t.Fatalf("woken %d held %d, want 0 1", w.Load(), s.Len())
+	}
+}
+
+func TestLongPollCommitLogFilterUsesProperties(t *testing.T) {
+	s, _, _ := newTestService(t)
+	var w atomic.Int32
+	held(s, "T", 0, 15000, tagFilter{code: 1, prop: "yes"}, &w)
+	s.Arriving("T", 1, 1, 1, 0, nil, map[string]string{"k": "no"})
+	if w.Load() != 0 {
+		t.Fatal("woken by a message the SQL filter rejects")
+	}
+	s.Arriving("T", 1, 2, 1, 0, nil, map[string]string{"k": "yes"})
+	if w.Load() != 1 {
+		t.Fatal("not woken by a matching message")
+	}
+}
+
+func TestLongPollCheckWakesOnTimeoutAndNewData(t *testing.T) {
+	s, q, c := newTestService(t)
+	var timedOut, fresh, waiting atomic.Int32
+	held(s, "A", 0, 500, nil, &timedOut)
+	held(s, "B", 3, 15000, tagFilter{code: 99}, &fresh) // the periodic check ignores filters, like Java
+	held(s, "C", 0, 15000, nil, &waiting)
+	q.set("B", 4)
+	c.ms.Add(500)
+	s.Check()
+	if timedOut.Load() != 1 || fresh.Load() != 1 || waiting.Load() != 0 {
+		t.Fatalf("woken timedOut=%d fresh=%d waiting=%d, want 1 1 0", timedOut.Load(), fresh.Load(), waiting.Load())
+	}
+}
+
+func TestLongPollAbandonedAndStopDropSilently(t *testing.T) {
+	s, _, c := newTestService(t)
+	var w atomic.Int32
+	r := held(s, "T", 0, 100, nil, &w)
+	r.Abandoned = func() bool { return true }
+	held(s, "T", 0, 100000, nil, &w)
+	c.ms.Add(1000)
+	s.Check()
+	if w.Load() != 0 || s.Len() != 1 {
+		t.Fatalf("woken %d held %d, want 0 1", w.Load(), s.Len())
+	}
+	s.Start()
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if w.Load() != 0 || s.Len() != 0 {
+		t.Fatalf("after stop woken %d held %d, want 0 0", w.Load(), s.Len())
+	}
+}
+
+func TestLongPollPeriodicCheckRuns(t *testing.T) {
+	q := &fakeQueues{max: map[string]int64{}}
+	s := New(Options{MaxOffset: q.get, Interval: 10 * time.Millisecond, Logger: zaptest.NewLogger(t)})
+	s.Start()
+	t.Cleanup(func() { _ = s.Stop(context.Background()) })
+	var w atomic.Int32
+	held(s, "T", 0, 15000, nil, &w)
+	q.set("T", 1)
+	wait.Eventually(t, 5*time.Second, func() error {
+		if w.Load() != 1 {
+			return errNotWoken
+		}
+		return nil
+	})
+}
+
+var errNotWoken = &notWoken{}
+
+type notWoken struct{}
+
+func (*notWoken) Error() string { return "not woken yet" }
