@@ -1,0 +1,72 @@
+// Package store is the broker's message store: the MessageStore contract
+// the broker codes against and DefaultMessageStore, which mirrors Java
+// org.apache.rocketmq.store.DefaultMessageStore (4.9.8) on top of the
+// subpackages commitlog (append-only log), consumequeue (per-queue units),
+// index (key index), checkpoint and mmap. config.go holds
+// MessageStoreConfig.
+//
+// Directory layout (storePathRootDir):
+//
+//	commitlog/<20-digit offset>               records (see internal/message)
+//	consumequeue/<topic>/<queueId>/<offset>   20-byte units (see consumequeue)
+//	index/<yyyyMMddHHmmssSSS>                 key index files (see index)
+//	checkpoint                                physic/logics/index timestamps
+//	abort                                     exists while the store runs
+//	lock                                      flock'ed while the store is open
+//
+// Data flow:
+//
+//	PutMessage -> CommitLog append (caller's goroutine, under the append lock)
+//	           -> wake reput; flush / replica wait completes asynchronously
+//	reput goroutine: CommitLog.GetData(reputFromOffset) -> CheckMessageAndReturnSize
+//	           -> ConsumeQueue.Put + index.BuildIndex -> MessageArrivingListener
+//	GetMessage -> ConsumeQueue.Units(offset) -> filter -> CommitLog.GetMessage
+//	           -> records copied into GetMessageResult.Body
+//
+// Goroutines (each an internal/service owned by the store, stopped in
+// reverse order at Shutdown): reputMessageService (woken by appends, 10 ms
+// fallback), flushConsumeQueueService (flushIntervalConsumeQueue),
+// storeStatsService (1 s samples), diskCheckService (10 s),
+// cleanFilesService (cleanResourceInterval after a 60 s delay); plus the
+// CommitLog's flush service and the index's background flush of full files.
+//
+// Recovery (Open): abort file present => abnormal. Consume queues recover
+// first (last valid unit), then the CommitLog (normal: from the 3rd-last
+// file; abnormal: from the file chosen by the checkpoint, CRC checked).
+// Queue units beyond the recovered CommitLog end are truncated; after an
+// abnormal exit every record from the scan start is re-dispatched (the
+// queue and index skip what they already hold) and index files newer than
+// the checkpoint's index timestamp are discarded first. Start then
+// dispatches from max(consume queues' max physical offset, CommitLog min
+// offset) until the dispatcher has caught up, and rebuilds the CommitLog's
+// topic queue table from the queues.
+//
+// Invariants:
+//   - Only the reput goroutine (or Open/Start before it runs) writes consume
+//     queues and the index; each queue serialises its writers with a mutex.
+//   - cqMu guards the table of queues only, never I/O.
+//   - Readers hold mapped files while reading (mmap refcounts); results
+//     handed to callers are copies and need no release, except
+//     GetCommitLogData's Buffer.
+//   - Every write is refused with SERVICE_NOT_AVAILABLE on a slave, before
+//     Start, after Shutdown, and while the disk-full (or queue/index error)
+//     flag is set; OS_PAGECACHE_BUSY when an append holds the lock longer
+//     than osPageCacheBusyTimeOutMills.
+//
+// Known differences from Java: the consume-queue extension
+// (enableConsumeQueueExt), LMQ/multi-dispatch, DLedger and the transient
+// store pool are not implemented; putLatency99/999 are absent from
+// RuntimeInfo. Like Java 4.9.8, a lookup of an unknown queue creates an
+// empty one, so GetMessage never reports NO_MATCHED_LOGIC_QUEUE.
+//
+// Usage:
+//
+//	cfg := store.NewMessageStoreConfig()
+//	cfg.StorePathRootDir = dir
+//	s, err := store.Open(cfg, lg, store.WithMessageArrivingListener(holdService))
+//	if err != nil { ... }
+//	if err := s.Start(); err != nil { ... }
+//	res := s.PutMessage(msg)
+//	got := s.GetMessage(group, topic, queueID, offset, 32, filter)
+//	_ = s.Shutdown(ctx)
+package store
