@@ -5,11 +5,14 @@ import (
 	"hash/crc32"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/apache/rocketmq-client-go/v2/admin"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/apache/rocketmq-client-go/v2/rlog"
 	"go.uber.org/zap/zaptest"
 
@@ -126,5 +129,64 @@ func TestNamesrvGoClientAdminAndRoutes(t *testing.T) {
 	list, err = adm.FetchAllTopicList(ctx)
 	if err != nil || len(list.TopicList) != 0 {
 		t.Fatalf("topics after expiry: %v %v", list, err)
+	}
+}
+
+// startFakeBroker is a remoting server that accepts every send (queue offset
+// counting up) and answers SUCCESS to anything else: enough for a producer.
+func startFakeBroker(t *testing.T, sends *atomic.Int64) string {
+	t.Helper()
+	cfg := remoting.NewNettyServerConfig()
+	cfg.ListenAddr = "127.0.0.1:0"
+	srv, err := remoting.NewServer(cfg, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	send := remoting.ProcessorFunc(func(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+		n := sends.Add(1)
+		resp := codec.NewResponse(code.Success, "")
+		resp.ExtFields = map[string]string{"msgId": "7F00000100002A9F0000000000000000", "queueId": "0", "queueOffset": strconv.FormatInt(n-1, 10)}
+		return resp, nil
+	})
+	pool := remoting.NewPool("fakebroker", 2, 1024)
+	for _, c := range []int32{code.SendMessage, code.SendMessageV2, code.SendBatchMessage} {
+		srv.RegisterProcessor(c, send, pool)
+	}
+	srv.RegisterDefaultProcessor(remoting.ProcessorFunc(func(*remoting.Context, *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+		return codec.NewResponse(code.Success, ""), nil
+	}), pool)
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	return srv.Addr().String()
+}
+
+func TestNamesrvGoClientProducerRoutesToRegisteredBroker(t *testing.T) {
+	rlog.SetLogLevel("error")
+	ns := startTestNamesrv(t, time.Minute)
+	var sends atomic.Int64
+	brokerAddr := startFakeBroker(t, &sends)
+	rc := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
+	registerFakeBroker(t, rc, ns.Addr().String(), brokerAddr, map[string]int32{"TopicP": 2})
+
+	p, err := producer.NewDefaultProducer(producer.WithNsResolver(primitive.NewPassthroughResolver([]string{ns.Addr().String()})),
+		producer.WithRetry(0), producer.WithGroupName("ns_it_producer"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Shutdown() })
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := p.SendSync(ctx, primitive.NewMessage("TopicP", []byte("hello")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != primitive.SendOK || res.MessageQueue.BrokerName != "broker-a" || res.MessageQueue.Topic != "TopicP" || sends.Load() != 1 {
+		t.Fatalf("send result %+v, sends %d", res, sends.Load())
 	}
 }
