@@ -24,8 +24,8 @@ import (
 	"github.com/rocketmq-go/rmq/remoting/header"
 )
 
-// startTestNamesrv runs a name server on 127.0.0.1:0 with a short broker expiry.
-func startTestNamesrv(t *testing.T, expiry time.Duration) *namesrv.Namesrv {
+// nsStartNamesrv runs a name server on 127.0.0.1:0 with a short broker expiry.
+func nsStartNamesrv(t *testing.T, expiry time.Duration) *namesrv.Namesrv {
 	t.Helper()
 	cfg := namesrv.NewNamesrvConfig()
 	cfg.KVConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
@@ -49,9 +49,9 @@ func startTestNamesrv(t *testing.T, expiry time.Duration) *namesrv.Namesrv {
 	return ns
 }
 
-// registerFakeBroker registers a master over our own remoting client, as a
+// nsRegisterFakeBroker registers a master over our own remoting client, as a
 // Java broker's first REGISTER_BROKER does.
-func registerFakeBroker(t *testing.T, c *remoting.Client, nsAddr, brokerAddr string, topics map[string]int32) {
+func nsRegisterFakeBroker(t *testing.T, c *remoting.Client, nsAddr, brokerAddr string, topics map[string]int32) {
 	t.Helper()
 	w := body.TopicConfigSerializeWrapper{DataVersion: body.DataVersion{Timestamp: time.Now().UnixMilli(), Counter: 1}, TopicConfigTable: map[string]body.TopicConfig{}}
 	for name, q := range topics {
@@ -73,11 +73,11 @@ func registerFakeBroker(t *testing.T, c *remoting.Client, nsAddr, brokerAddr str
 
 func TestNamesrvGoClientAdminAndRoutes(t *testing.T) {
 	rlog.SetLogLevel("error")
-	ns := startTestNamesrv(t, 700*time.Millisecond)
+	ns := nsStartNamesrv(t, 700*time.Millisecond)
 	addr := ns.Addr().String()
 	rc := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
 	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
-	registerFakeBroker(t, rc, addr, "127.0.0.1:10911", map[string]int32{"TopicA": 4, "TopicB": 2})
+	nsRegisterFakeBroker(t, rc, addr, "127.0.0.1:10911", map[string]int32{"TopicA": 4, "TopicB": 2})
 
 	adm, err := admin.NewAdmin(admin.WithResolver(primitive.NewPassthroughResolver([]string{addr})))
 	if err != nil {
@@ -132,9 +132,9 @@ func TestNamesrvGoClientAdminAndRoutes(t *testing.T) {
 	}
 }
 
-// startFakeBroker is a remoting server that accepts every send (queue offset
+// nsStartFakeBroker is a remoting server that accepts every send (queue offset
 // counting up) and answers SUCCESS to anything else: enough for a producer.
-func startFakeBroker(t *testing.T, sends *atomic.Int64) string {
+func nsStartFakeBroker(t *testing.T, sends *atomic.Int64) string {
 	t.Helper()
 	cfg := remoting.NewNettyServerConfig()
 	cfg.ListenAddr = "127.0.0.1:0"
@@ -164,12 +164,12 @@ func startFakeBroker(t *testing.T, sends *atomic.Int64) string {
 
 func TestNamesrvGoClientProducerRoutesToRegisteredBroker(t *testing.T) {
 	rlog.SetLogLevel("error")
-	ns := startTestNamesrv(t, time.Minute)
+	ns := nsStartNamesrv(t, time.Minute)
 	var sends atomic.Int64
-	brokerAddr := startFakeBroker(t, &sends)
+	brokerAddr := nsStartFakeBroker(t, &sends)
 	rc := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
 	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
-	registerFakeBroker(t, rc, ns.Addr().String(), brokerAddr, map[string]int32{"TopicP": 2})
+	nsRegisterFakeBroker(t, rc, ns.Addr().String(), brokerAddr, map[string]int32{"TopicP": 2})
 
 	p, err := producer.NewDefaultProducer(producer.WithNsResolver(primitive.NewPassthroughResolver([]string{ns.Addr().String()})),
 		producer.WithRetry(0), producer.WithGroupName("ns_it_producer"))
