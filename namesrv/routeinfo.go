@@ -144,13 +144,22 @@ func (r *RouteInfoManager) RegisterBroker(a RegisterBrokerArgs) body.RegisterBro
 		}
 	}
 	if a.BrokerID != MasterID {
-		if master, ok := bd.BrokerAddrs[MasterID]; ok {
-			if li := r.brokerLiveTable[master]; li != nil {
-				res.HaServerAddr, res.MasterAddr = li.haServerAddr, master
-			}
-		}
+		res.HaServerAddr, res.MasterAddr = r.masterOfLocked(bd)
 	}
 	return res
+}
+
+// masterOfLocked returns the HA address and address of a live master of bd.
+func (r *RouteInfoManager) masterOfLocked(bd *body.BrokerData) (haServerAddr, masterAddr string) {
+	master, ok := bd.BrokerAddrs[MasterID]
+	if !ok {
+		return "", ""
+	}
+	li := r.brokerLiveTable[master]
+	if li == nil {
+		return "", ""
+	}
+	return li.haServerAddr, master
 }
 
 func (r *RouteInfoManager) changedLocked(brokerAddr string, dv body.DataVersion) bool {
