@@ -48,6 +48,9 @@ func (c *CommitLog) AppendData(startOffset int64, data []byte) error {
 func (c *CommitLog) Truncate(offset int64) error {
 	c.putMu.Lock()
 	defer c.putMu.Unlock()
+	if c.closed.Load() {
+		return ErrClosed
+	}
 	if offset >= c.q.MaxWrotePosition() {
 		return nil
 	}

@@ -90,7 +90,7 @@ func TestMappedFileQueueRollFindTruncate(t *testing.T) {
 		if q.FindMappedFileByOffset(99999, false) != nil || q.FindMappedFileByOffset(99999, true).FileFromOffset() != 0 {
 			t.Fatal("find out of range")
 		}
-		if q.MaxOffset() != 3*4096 {
+		if q.MaxOffset() != 3*4096 || q.TotalFileSize() != 3*4096 {
 			t.Fatalf("max %d", q.MaxOffset())
 		}
 		for q.FlushedWhere() < q.MaxOffset() {

@@ -228,6 +228,13 @@ func (q *MappedFileQueue) SetCommittedWhere(v int64) { q.committedWhere.Store(v)
 // StoreTimestamp is the store time of the last record covered by a flush.
 func (q *MappedFileQueue) StoreTimestamp() int64 { return q.storeTS.Load() }
 
+// TotalFileSize is the mapped size of all files (Java getMappedMemorySize).
+func (q *MappedFileQueue) TotalFileSize() int64 {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	return int64(len(q.files)) * int64(q.fileSize)
+}
+
 // HowMuchFallBehind is the number of written bytes not yet flushed.
 func (q *MappedFileQueue) HowMuchFallBehind() int64 {
 	return q.MaxWrotePosition() - q.FlushedWhere()
