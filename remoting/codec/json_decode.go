@@ -2,7 +2,6 @@ package codec
 
 import (
 	"fmt"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -550,8 +549,17 @@ func goEscapes(r rune) bool {
 // rest: the "key":"value" separators before the object's likely end. It only
 // sizes the map, so an odd value containing "} or ":" merely costs a regrow.
 func extCountHint(rest string) int {
-	if end := strings.Index(rest, `"}`); end >= 0 {
-		rest = rest[:end]
+	n := 0
+	for i := 0; i+2 < len(rest); i++ {
+		if rest[i] != '"' {
+			continue
+		}
+		if rest[i+1] == '}' {
+			break
+		}
+		if rest[i+1] == ':' && rest[i+2] == '"' {
+			n++
+		}
 	}
-	return strings.Count(rest, `":"`)
+	return n
 }
