@@ -39,6 +39,7 @@ type Manager struct {
 	mu        sync.Mutex // guards table, order, version
 	table     map[string]body.SubscriptionGroupConfig
 	order     []string // insertion order, for Java bucket tie-breaks
+	peak      int      // most entries ever held: Java tables never shrink
 	version   body.DataVersion
 }
 
@@ -74,6 +75,7 @@ func (m *Manager) SetAutoCreateSubscriptionGroup(v bool) { m.autoCreate.Store(v)
 func (m *Manager) put(c body.SubscriptionGroupConfig) (old body.SubscriptionGroupConfig, existed bool) {
 	old, existed = m.table[c.GroupName]
 	if !existed {
+		m.peak = max(m.peak, len(m.table)+1)
 		m.order = append(m.order, c.GroupName)
 	}
 	m.table[c.GroupName] = c
@@ -189,7 +191,7 @@ func (m *Manager) Wrapper() *body.SubscriptionGroupWrapper {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	order := append([]string(nil), m.order...)
-	order = body.JavaHashOrder(order, body.JavaStringHash, subscriptionGroupTableCap)
+	order = body.JavaHashOrder(order, body.JavaStringHash, body.ConcurrentHashMapTableSize(javaTableCapacity, m.peak))
 	return &body.SubscriptionGroupWrapper{
 		SubscriptionGroupTable: maps.Clone(m.table),
 		DataVersion:            m.version,
@@ -203,6 +205,7 @@ func (m *Manager) Encode() []byte {
 	return w.Encode()
 }
 
-// subscriptionGroupTableCap is the table size of Java's
-// ConcurrentHashMap(1024) behind the manager.
-const subscriptionGroupTableCap = 2048
+// javaTableCapacity is the initial capacity of the Java ConcurrentHashMap
+// behind the table; its size (2048 slots until 1536 entries, then
+// doubling, never shrinking) decides the order fastjson writes.
+const javaTableCapacity = 1024

@@ -35,6 +35,7 @@ type Manager struct {
 	mu           sync.Mutex // guards everything below
 	table        map[string]body.TopicConfig
 	order        []string // insertion order, for Java bucket tie-breaks
+	peak         int      // most entries ever held: Java tables never shrink
 	version      body.DataVersion
 	systemTopics map[string]bool // topics added by addSystemTopic at construction
 }
@@ -93,6 +94,7 @@ func withRW(enable bool) int32 {
 func (m *Manager) put(tc body.TopicConfig) (old body.TopicConfig, existed bool) {
 	old, existed = m.table[tc.TopicName]
 	if !existed {
+		m.peak = max(m.peak, len(m.table)+1)
 		m.order = append(m.order, tc.TopicName)
 	}
 	m.table[tc.TopicName] = tc

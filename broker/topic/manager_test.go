@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -391,4 +392,51 @@ func TestTopicConfigGoldenBakFileRoundTrip(t *testing.T) {
 	if got, _ := os.ReadFile(m.Path()); !bytes.Equal(got, golden) {
 		t.Fatalf("differs:\n%s", got)
 	}
+}
+
+// TestTopicConfigOrderAfterJavaTableGrowth: past 1536 entries Java's
+// ConcurrentHashMap(1024) doubles to 4096 slots and never shrinks, which
+// changes the order fastjson writes the topics in.
+func TestTopicConfigOrderAfterJavaTableGrowth(t *testing.T) {
+	m := New(defaultOptions("b1"), filepath.Join(t.TempDir(), "topics.json"), zaptest.NewLogger(t))
+	m.mu.Lock() // bulk changes without 1600 fsyncs
+	for i := 0; i < 1600; i++ {
+		m.put(body.NewTopicConfig("T" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i)))
+	}
+	m.mu.Unlock()
+	kept := 0
+	for name := range m.Snapshot() {
+		if strings.HasPrefix(name, "T") && !strings.HasSuffix(name, "7") {
+			m.mu.Lock()
+			delete(m.table, name)
+			m.order = slices.DeleteFunc(m.order, func(s string) bool { return s == name })
+			m.mu.Unlock()
+		} else {
+			kept++
+		}
+	}
+	if kept > 200 {
+		t.Fatalf("kept %d", kept)
+	}
+	order := m.BuildTopicConfigSerializeWrapper().Order
+	bucket := func(s string) uint32 {
+		h := uint32(body.JavaStringHash(s))
+		return (h ^ h>>16) & 4095
+	}
+	for i := 1; i < len(order); i++ {
+		if bucket(order[i-1]) > bucket(order[i]) {
+			t.Fatalf("not in 4096-slot bucket order at %d: %s %s", i, order[i-1], order[i])
+		}
+	}
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; i > 0; i /= 10 {
+		b = append([]byte{byte('0' + i%10)}, b...)
+	}
+	return string(b)
 }

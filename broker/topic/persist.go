@@ -10,8 +10,10 @@ import (
 	"github.com/rocketmq-go/rmq/remoting/body"
 )
 
-// topicConfigTableCap is the table size of Java's ConcurrentHashMap(1024).
-const topicConfigTableCap = 2048
+// javaTableCapacity is the initial capacity of the Java ConcurrentHashMap
+// behind the table; its size (2048 slots until 1536 entries, then
+// doubling, never shrinking) decides the order fastjson writes.
+const javaTableCapacity = 1024
 
 // Path returns the file the table persists to.
 func (m *Manager) Path() string { return m.path }
@@ -30,7 +32,7 @@ func (m *Manager) wrapperLocked() *body.TopicConfigSerializeWrapper {
 	return &body.TopicConfigSerializeWrapper{
 		TopicConfigTable: cloneTable(m.table),
 		DataVersion:      m.version,
-		Order:            body.JavaHashOrder(order, body.JavaStringHash, topicConfigTableCap),
+		Order:            body.JavaHashOrder(order, body.JavaStringHash, body.ConcurrentHashMapTableSize(javaTableCapacity, m.peak)),
 	}
 }
 
