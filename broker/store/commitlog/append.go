@@ -22,7 +22,8 @@ func (c *CommitLog) PutMessage(m *message.MessageExt) PutMessageResult {
 
 // PutMessages appends a batch (all of one topic and queue, already split
 // from the SEND_BATCH_MESSAGE body) as consecutive records in one file, and
-// waits like PutMessage.
+// waits like PutMessage. A member with a transaction flag or a DELAY level,
+// or members of different queues, give MESSAGE_ILLEGAL (Java rules).
 func (c *CommitLog) PutMessages(ms []*message.MessageExt) PutMessageResult {
 	ch := make(chan PutMessageResult, 1)
 	c.PutMessagesAsync(ms, func(r PutMessageResult) { ch <- r })
@@ -45,11 +46,28 @@ func (c *CommitLog) PutMessageAsync(m *message.MessageExt, done func(PutMessageR
 
 // PutMessagesAsync is the batch form of PutMessageAsync.
 func (c *CommitLog) PutMessagesAsync(ms []*message.MessageExt, done func(PutMessageResult)) {
-	if len(ms) == 0 {
+	if len(ms) == 0 || !batchAllowed(ms) {
 		done(PutMessageResult{Status: MessageIllegal})
 		return
 	}
 	c.put(ms, done)
+}
+
+// batchAllowed applies Java asyncPutMessages' rules: no transaction flag and
+// no delay level in a batch, and one topic/queue for all members.
+func batchAllowed(ms []*message.MessageExt) bool {
+	for _, m := range ms {
+		if message.TransactionType(m.SysFlag) != message.SysFlagTransactionNot {
+			return false
+		}
+		if lv, err := strconv.Atoi(message.PropertyValue(m.PropertiesString, message.PropertyDelayTimeLevel)); err == nil && lv > 0 {
+			return false
+		}
+		if m.Topic != ms[0].Topic || m.QueueID != ms[0].QueueID {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *CommitLog) put(ms []*message.MessageExt, done func(PutMessageResult)) {

@@ -121,6 +121,18 @@ func TestCommitLogBatch(t *testing.T) {
 	for i := 0; i < 4; i++ {
 		ms = append(ms, newMsg("B", 1, "m", "UNIQ_KEY\x01u"))
 	}
+	bad := newMsg("B", 1, "d", "DELAY\x012")
+	if r := c.PutMessages([]*message.MessageExt{ms[0], bad}); r.Status != MessageIllegal {
+		t.Fatalf("batch with DELAY: %v", r.Status)
+	}
+	tx := newMsg("B", 1, "t", "")
+	tx.SysFlag = message.SysFlagTransPrepared
+	if r := c.PutMessages([]*message.MessageExt{tx}); r.Status != MessageIllegal {
+		t.Fatalf("batch with transaction flag: %v", r.Status)
+	}
+	if r := c.PutMessages([]*message.MessageExt{ms[0], newMsg("B", 2, "q", "")}); r.Status != MessageIllegal {
+		t.Fatalf("batch across queues: %v", r.Status)
+	}
 	r := c.PutMessages(ms)
 	if r.Status != PutOK || r.Append.MsgNum != 4 || r.Append.LogicsOffset != 1 {
 		t.Fatalf("batch %+v", r)
