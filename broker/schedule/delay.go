@@ -166,3 +166,42 @@ func (t *OffsetTable) StoreRaw(data []byte) error {
 	t.mu.Unlock()
 	return nil
 }
+
+// QueueBounds reports the min and max offset of a SCHEDULE_TOPIC_XXXX
+// consume queue, and false when that queue does not exist.
+type QueueBounds func(queueID int32) (minOffset, maxOffset int64, ok bool)
+
+// CorrectDelayOffset is correctDelayOffset, run by Java's load: for each of
+// levels delay levels (1..levels) with a recorded offset and an existing
+// queue, an offset below the queue's min or above its max is clamped into
+// range. It returns the levels it corrected.
+func (t *OffsetTable) CorrectDelayOffset(levels int, bounds QueueBounds) []int32 {
+	var fixed []int32
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for level := int32(1); level <= int32(levels); level++ {
+		cur, ok := t.table[level]
+		if !ok {
+			continue
+		}
+		lo, hi, ok := bounds(DelayLevelToQueueID(level))
+		if !ok {
+			continue
+		}
+		want := cur
+		if cur < lo {
+			want = lo
+		}
+		if cur > hi { // checked last, as in Java
+			want = hi
+		}
+		if want != cur {
+			t.lg.Error("correct delay offset", zap.Int32("delayLevel", level),
+				zap.Int64("offset", cur), zap.Int64("correctOffset", want),
+				zap.Int64("cqMinOffset", lo), zap.Int64("cqMaxOffset", hi))
+			t.table[level] = want
+			fixed = append(fixed, level)
+		}
+	}
+	return fixed
+}

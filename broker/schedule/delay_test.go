@@ -137,3 +137,27 @@ func TestScheduleStoreRaw(t *testing.T) {
 		t.Fatalf("encode %s", got)
 	}
 }
+
+func TestScheduleCorrectDelayOffset(t *testing.T) {
+	tab := NewOffsetTable(filepath.Join(t.TempDir(), "d.json"), zaptest.NewLogger(t))
+	tab.UpdateOffset(1, 5)  // in range
+	tab.UpdateOffset(2, 1)  // below min 3
+	tab.UpdateOffset(3, 99) // above max 10
+	tab.UpdateOffset(4, 7)  // queue missing
+	bounds := func(q int32) (int64, int64, bool) {
+		if q == 3 {
+			return 0, 0, false
+		}
+		return 3, 10, true
+	}
+	fixed := tab.CorrectDelayOffset(18, bounds)
+	if len(fixed) != 2 || fixed[0] != 2 || fixed[1] != 3 {
+		t.Fatalf("fixed %v", fixed)
+	}
+	want := map[int32]int64{1: 5, 2: 3, 3: 10, 4: 7}
+	for l, w := range want {
+		if got, _ := tab.Offset(l); got != w {
+			t.Errorf("level %d: %d want %d", l, got, w)
+		}
+	}
+}
