@@ -181,9 +181,18 @@ func ConcurrentHashMapTableSize(initialCapacity, n int) int {
 // table of size n, given each key's hashCode. Keys in the same bucket keep
 // their relative order, so pass them in insertion order when it is known.
 func JavaHashOrder[K any](keys []K, hash func(K) int32, n int) []K {
-	slices.SortStableFunc(keys, func(a, b K) int {
-		return javaBucket(hash(a), n) - javaBucket(hash(b), n)
-	})
+	type slot struct {
+		bucket int
+		key    K
+	}
+	slots := make([]slot, len(keys))
+	for i, k := range keys {
+		slots[i] = slot{javaBucket(hash(k), n), k}
+	}
+	slices.SortStableFunc(slots, func(a, b slot) int { return a.bucket - b.bucket })
+	for i := range slots {
+		keys[i] = slots[i].key
+	}
 	return keys
 }
 
