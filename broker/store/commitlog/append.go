@@ -123,6 +123,9 @@ func (c *CommitLog) rewriteDelay(m *message.MessageExt) {
 		return
 	}
 	lv := message.PropertyValue(m.PropertiesString, message.PropertyDelayTimeLevel)
+	if lv == "" {
+		return
+	}
 	level, err := strconv.Atoi(lv)
 	if err != nil || level <= 0 {
 		return
@@ -241,8 +244,13 @@ func (c *CommitLog) fileFor(n int) (*mmap.MappedFile, error) {
 func (c *CommitLog) patch(rec []byte, ms []*message.MessageExt, phys, now int64) int64 {
 	be := binary.BigEndian
 	m0 := ms[0]
-	key := TopicQueueKey(m0.Topic, m0.QueueID)
-	next := c.topicQueueTable[key]
+	c.keyBuf = strconv.AppendInt(append(append(c.keyBuf[:0], m0.Topic...), '-'), int64(m0.QueueID), 10)
+	slot := c.topicQueueTable[string(c.keyBuf)] // no allocation for the lookup
+	if slot == nil {
+		slot = new(int64)
+		c.topicQueueTable[string(c.keyBuf)] = slot
+	}
+	next := *slot
 	t := message.TransactionType(m0.SysFlag)
 	assign := t == message.SysFlagTransactionNot || t == message.SysFlagTransCommit
 	first := next
@@ -265,7 +273,7 @@ func (c *CommitLog) patch(rec []byte, ms []*message.MessageExt, phys, now int64)
 		off += size
 	}
 	if assign {
-		c.topicQueueTable[key] = next + int64(len(ms))
+		*slot = next + int64(len(ms))
 	}
 	return first
 }

@@ -41,8 +41,9 @@ type CommitLog struct {
 	q   *mmap.MappedFileQueue
 	cp  *checkpoint.StoreCheckpoint // nil: timestamps not recorded
 
-	putMu           sync.Mutex       // the append lock; guards topicQueueTable
-	topicQueueTable map[string]int64 // "topic-queueId" -> next queue offset
+	putMu           sync.Mutex        // the append lock; guards topicQueueTable
+	topicQueueTable map[string]*int64 // "topic-queueId" -> next queue offset
+	keyBuf          []byte            // scratch for topicQueueTable keys; guarded by putMu
 
 	beginTimeInLock atomic.Int64 // ms when the current append took the lock; 0 when free
 	confirmOffset   atomic.Int64
@@ -74,7 +75,7 @@ func New(cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger) (*CommitLog
 	c := &CommitLog{
 		cfg: cfg, lg: lg, cp: cp,
 		q:               mmap.NewMappedFileQueue(cfg.Dir, cfg.FileSize, mmap.QueueOptions{Preallocate: true, Warm: cfg.WarmMappedFile}, lg),
-		topicQueueTable: map[string]int64{},
+		topicQueueTable: map[string]*int64{},
 	}
 	if cfg.SyncFlush {
 		c.group = newGroupCommit(c)
@@ -200,7 +201,7 @@ func (c *CommitLog) TopicQueueTable() map[string]int64 {
 	defer c.putMu.Unlock()
 	out := make(map[string]int64, len(c.topicQueueTable))
 	for k, v := range c.topicQueueTable {
-		out[k] = v
+		out[k] = *v
 	}
 	return out
 }
@@ -208,9 +209,9 @@ func (c *CommitLog) TopicQueueTable() map[string]int64 {
 // SetTopicQueueTable replaces the table (after recovery, from the consume
 // queues' max offsets). Keys are TopicQueueKey(topic, queueID).
 func (c *CommitLog) SetTopicQueueTable(t map[string]int64) {
-	n := make(map[string]int64, len(t))
+	n := make(map[string]*int64, len(t))
 	for k, v := range t {
-		n[k] = v
+		n[k] = &v
 	}
 	c.putMu.Lock()
 	c.topicQueueTable = n
