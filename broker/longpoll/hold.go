@@ -86,6 +86,10 @@ func New(o Options) *Service {
 // Start starts the periodic check.
 func (s *Service) Start() { s.svc.Start() }
 
+// Periodic is the goroutine running the periodic check, for an owner that
+// starts and stops its services itself (Stop still drops held requests).
+func (s *Service) Periodic() *service.Service { return s.svc }
+
 // Stop stops the periodic check and drops every held request unanswered.
 func (s *Service) Stop(ctx context.Context) error {
 	err := s.svc.Stop(ctx)

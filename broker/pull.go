@@ -1,0 +1,397 @@
+package broker
+
+// PULL_MESSAGE (11) and LITE_PULL_MESSAGE (361): mirrors PullMessageProcessor
+// (broker/processor, 4.9.8) with PullRequestHoldService (broker/longpoll).
+// LITE_PULL_MESSAGE is a 5.x code; it is served exactly like PULL_MESSAGE.
+//
+// A pull that finds nothing (PULL_NOT_FOUND) with FLAG_SUSPEND is held in the
+// hold service and the pool worker returns at once; the wake-up re-runs the
+// whole processor without suspension on the pull pool and answers through
+// ctx.Respond in the broker's own serialize type (as Java's
+// executeRequestWhenWakeup writes a fresh response).
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/filter"
+	"github.com/rocketmq-go/rmq/broker/longpoll"
+	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/broker/topic"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+// PullSysFlag bits (wire.md §6.2).
+const (
+	pullFlagCommitOffset int32 = 0x1
+	pullFlagSuspend      int32 = 0x2
+	pullFlagSubscription int32 = 0x4
+)
+
+// masterID is MixAll.MASTER_ID.
+const masterID int64 = 0
+
+func init() { processorFamilies = append(processorFamilies, registerPullProcessors) }
+
+// pullProcessor is PullMessageProcessor plus its hold service.
+type pullProcessor struct {
+	b    *Broker
+	hold *longpoll.Service
+	lg   *zap.Logger
+}
+
+func registerPullProcessors(b *Broker) {
+	cfg := b.Config()
+	interval := 5 * time.Second
+	if !cfg.LongPollingEnable {
+		interval = time.Duration(cfg.ShortPollingTimeMills) * time.Millisecond
+	}
+	p := &pullProcessor{b: b, lg: b.lg.Named("pull")}
+	p.hold = longpoll.New(longpoll.Options{
+		MaxOffset: b.store.MaxOffsetInQueue,
+		Now:       b.store.Now,
+		Interval:  interval,
+		Logger:    b.lg.Named("longpoll"),
+	})
+	b.OnArriving(p.hold.Arriving)
+	b.addService(p.hold.Periodic())
+	b.onShutdown(func(ctx context.Context) { _ = p.hold.Stop(ctx) })
+	// Java registers neither pull code on the fast (VIP) port.
+	b.registerProcessor(code.PullMessage, p, b.Pools.Pull, false)
+	b.registerProcessor(code.LitePullMessage, p, b.Pools.Pull, false)
+}
+
+// ProcessRequest implements remoting.Processor (first pass: may suspend).
+func (p *pullProcessor) ProcessRequest(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	return p.process(ctx, req, true)
+}
+
+// pullPlan is what the checks before the store read decided.
+type pullPlan struct {
+	h      header.PullMessageRequestHeader
+	sg     body.SubscriptionGroupConfig
+	sub    *body.SubscriptionData
+	filter store.MessageFilter
+}
+
+func (p *pullProcessor) process(ctx *remoting.Context, req *codec.RemotingCommand, allowSuspend bool) (*codec.RemotingCommand, error) {
+	pl := &pullPlan{}
+	if err := pl.h.FromExtFields(req.ExtFields); err != nil {
+		return nil, err
+	}
+	if resp := p.check(ctx, pl); resp != nil {
+		return resp, nil
+	}
+	if resp := p.subscription(pl); resp != nil {
+		return resp, nil
+	}
+	h := &pl.h
+	r := p.b.store.GetMessage(h.ConsumerGroup, h.Topic, h.QueueID, h.QueueOffset, h.MaxMsgNums, pl.filter)
+	var resp *codec.RemotingCommand
+	if r == nil {
+		resp = codec.NewResponse(code.SystemError, "store getMessage return null")
+	} else {
+		resp = p.answer(ctx, req, pl, r, allowSuspend)
+	}
+	if allowSuspend && h.SysFlag&pullFlagCommitOffset != 0 && !p.b.IsSlave() {
+		p.b.offsets.CommitOffset(ctx.Channel.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)
+	}
+	return resp, nil
+}
+
+// check is the permission / group / topic / queue part of processRequest.
+func (p *pullProcessor) check(ctx *remoting.Context, pl *pullPlan) *codec.RemotingCommand {
+	h := &pl.h
+	if !p.b.brokerReadable() {
+		return codec.NewResponse(code.NoPermission, "the broker["+p.b.Config().BrokerIP1+"] pulling message is forbidden")
+	}
+	sg, ok := p.b.subs.FindSubscriptionGroupConfig(h.ConsumerGroup)
+	if !ok {
+		return codec.NewResponse(code.SubscriptionGroupNotExist,
+			"subscription group ["+h.ConsumerGroup+"] does not exist, "+faqSuffix)
+	}
+	pl.sg = sg
+	if !sg.ConsumeEnable {
+		return codec.NewResponse(code.NoPermission, "subscription group no permission, "+h.ConsumerGroup)
+	}
+	tc := p.b.topics.SelectTopicConfig(h.Topic)
+	if tc == nil {
+		p.lg.Error("the topic not exist", zap.String("topic", h.Topic), zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
+		return codec.NewResponse(code.TopicNotExist, "topic["+h.Topic+"] not exist, apply first please! "+faqSuffix)
+	}
+	if !topic.IsReadable(tc.Perm) {
+		return codec.NewResponse(code.NoPermission, "the topic["+h.Topic+"] pulling message is forbidden")
+	}
+	if h.QueueID < 0 || h.QueueID >= tc.ReadQueueNums {
+		remark := "queueId[" + strconv.Itoa(int(h.QueueID)) + "] is illegal, topic:[" + h.Topic +
+			"] topicConfig.readQueueNums:[" + strconv.Itoa(int(tc.ReadQueueNums)) + "] consumer:[/" + ctx.Channel.RemoteAddr() + "]"
+		p.lg.Warn("pull queueId is illegal", zap.String("topic", h.Topic), zap.Int32("queueId", h.QueueID))
+		return codec.NewResponse(code.SystemError, remark)
+	}
+	return nil
+}
+
+// isTagType is ExpressionType.isTagType.
+func isTagType(t string) bool { return t == "" || t == "TAG" }
+
+// subscription resolves the subscription and builds the message filter:
+// from the request with FLAG_SUBSCRIPTION, else the heartbeat-registered one.
+func (p *pullProcessor) subscription(pl *pullPlan) *codec.RemotingCommand {
+	h := &pl.h
+	var fd *filter.ConsumerFilterData
+	var resp *codec.RemotingCommand
+	if h.SysFlag&pullFlagSubscription != 0 {
+		pl.sub, fd, resp = p.subscriptionFromRequest(h)
+	} else {
+		pl.sub, fd, resp = p.registeredSubscription(h, &pl.sg)
+	}
+	if resp != nil {
+		return resp
+	}
+	if !isTagType(pl.sub.ExpressionType) && !p.b.Config().EnablePropertyFilter {
+		return codec.NewResponse(code.SystemError, "The broker does not support consumer to filter message by "+pl.sub.ExpressionType)
+	}
+	if p.b.Config().FilterSupportRetry {
+		pl.filter = filter.NewExpressionForRetryMessageFilter(pl.sub, fd, p.b.filterManager(), p.lg)
+	} else {
+		pl.filter = filter.NewExpressionMessageFilter(pl.sub, fd, p.b.filterManager(), p.lg)
+	}
+	return nil
+}
+
+func (p *pullProcessor) subscriptionFromRequest(h *header.PullMessageRequestHeader) (*body.SubscriptionData, *filter.ConsumerFilterData, *codec.RemotingCommand) {
+	sub, err := filter.BuildSubscription(h.Topic, h.Subscription, h.ExpressionType, time.Now())
+	var fd *filter.ConsumerFilterData
+	if err == nil && !isTagType(sub.ExpressionType) {
+		fd, err = filter.Build(h.Topic, h.ConsumerGroup, h.Subscription, h.ExpressionType, h.SubVersion, time.Now())
+	}
+	if err != nil {
+		p.lg.Warn("parse the consumer's subscription failed", zap.String("subscription", h.Subscription),
+			zap.String("consumerGroup", h.ConsumerGroup), zap.Error(err))
+		return nil, nil, codec.NewResponse(code.SubscriptionParseFailed, "parse the consumer's subscription failed")
+	}
+	return sub, fd, nil
+}
+
+func (p *pullProcessor) registeredSubscription(h *header.PullMessageRequestHeader, sg *body.SubscriptionGroupConfig) (*body.SubscriptionData, *filter.ConsumerFilterData, *codec.RemotingCommand) {
+	gi := p.b.consumers.GetConsumerGroupInfo(h.ConsumerGroup)
+	if gi == nil {
+		p.lg.Warn("the consumer's group info not exist", zap.String("consumerGroup", h.ConsumerGroup))
+		return nil, nil, codec.NewResponse(code.SubscriptionNotExist, "the consumer's group info not exist"+faqSuffix)
+	}
+	if !sg.ConsumeBroadcastEnable && gi.MessageModel() == "BROADCASTING" {
+		return nil, nil, codec.NewResponse(code.NoPermission, "the consumer group["+h.ConsumerGroup+"] can not consume by broadcast way")
+	}
+	sub := gi.FindSubscriptionData(h.Topic)
+	if sub == nil {
+		p.lg.Warn("the consumer's subscription not exist", zap.String("consumerGroup", h.ConsumerGroup), zap.String("topic", h.Topic))
+		return nil, nil, codec.NewResponse(code.SubscriptionNotExist, "the consumer's subscription not exist"+faqSuffix)
+	}
+	if sub.SubVersion < h.SubVersion {
+		p.lg.Warn("the broker's subscription is not latest", zap.String("consumerGroup", h.ConsumerGroup), zap.String("subString", sub.SubString))
+		return nil, nil, codec.NewResponse(code.SubscriptionNotLatest, "the consumer's subscription not latest")
+	}
+	if isTagType(sub.ExpressionType) {
+		return sub, nil, nil
+	}
+	var fd *filter.ConsumerFilterData
+	if fm := p.b.filterManager(); fm != nil {
+		fd = fm.Get(h.Topic, h.ConsumerGroup)
+	}
+	if fd == nil {
+		return nil, nil, codec.NewResponse(code.FilterDataNotExist, "The broker's consumer filter data is not exist!Your expression may be wrong!")
+	}
+	if fd.ClientVersion < h.SubVersion {
+		p.lg.Warn("the broker's consumer filter data is not latest", zap.String("consumerGroup", h.ConsumerGroup),
+			zap.String("topic", h.Topic), zap.Int64("serverVersion", fd.ClientVersion), zap.Int64("clientVersion", h.SubVersion))
+		return nil, nil, codec.NewResponse(code.FilterDataNotLatest, "the consumer's consumer filter data not latest")
+	}
+	return sub, fd, nil
+}
+
+// answer maps the store result onto the response (status → code, the
+// suggested broker id, long polling, offset-moved handling). It returns nil
+// when the request was suspended.
+func (p *pullProcessor) answer(ctx *remoting.Context, req *codec.RemotingCommand, pl *pullPlan,
+	r *store.GetMessageResult, allowSuspend bool) *codec.RemotingCommand {
+	h := &pl.h
+	rh := header.PullMessageResponseHeader{
+		SuggestWhichBrokerID: p.suggestBrokerID(&pl.sg, r.SuggestPullingFromSlave),
+		NextBeginOffset:      r.NextBeginOffset,
+		MinOffset:            r.MinOffset,
+		MaxOffset:            r.MaxOffset,
+	}
+	c := pullCode(r.Status, h.QueueOffset)
+	switch c {
+	case code.Success:
+		resp := codec.NewResponse(c, r.Status.String())
+		resp.Body = r.Body
+		resp.ExtFields = rh.ToExtFields()
+		return resp
+	case code.PullNotFound:
+		if allowSuspend && h.SysFlag&pullFlagSuspend != 0 {
+			p.suspend(ctx, req, pl)
+			return nil
+		}
+	case code.PullOffsetMoved:
+		if !p.b.IsSlave() || p.b.storeCfg.OffsetCheckInSlave {
+			p.offsetMoved(h, r, rh.SuggestWhichBrokerID)
+		} else {
+			rh.SuggestWhichBrokerID = pl.sg.BrokerID
+			c = code.PullRetryImmediately
+			p.lg.Warn("pull offset moved: none correction", zap.String("topic", h.Topic),
+				zap.String("consumerGroup", h.ConsumerGroup), zap.Int64("requestOffset", h.QueueOffset),
+				zap.Int64("suggestBrokerId", rh.SuggestWhichBrokerID))
+		}
+	}
+	resp := codec.NewResponse(c, r.Status.String())
+	resp.ExtFields = rh.ToExtFields()
+	return resp
+}
+
+// suggestBrokerID is the suggestWhichBrokerId decision of 4.9.8 (store.md
+// §11). On a slave with slaveReadEnable=false Java first forces
+// PULL_RETRY_IMMEDIATELY but the status switch that follows overwrites the
+// code, so what a client sees is the status' code with suggestion 0 (the
+// master): messages a slave serves while its master is down still reach
+// the consumer.
+func (p *pullProcessor) suggestBrokerID(sg *body.SubscriptionGroupConfig, slowly bool) int64 {
+	if !p.b.Config().SlaveReadEnable {
+		return masterID
+	}
+	if slowly {
+		return sg.WhichBrokerWhenConsumeSlowly
+	}
+	return sg.BrokerID
+}
+
+// pullCode maps a GetMessageStatus to the response code.
+func pullCode(s store.GetMessageStatus, requestOffset int64) int32 {
+	switch s {
+	case store.Found:
+		return code.Success
+	case store.MessageWasRemoving, store.NoMatchedMessage:
+		return code.PullRetryImmediately
+	case store.NoMatchedLogicQueue, store.NoMessageInQueue:
+		if requestOffset != 0 {
+			return code.PullOffsetMoved
+		}
+		return code.PullNotFound
+	case store.OffsetFoundNull, store.OffsetOverflowOne:
+		return code.PullNotFound
+	default: // OffsetOverflowBadly, OffsetTooSmall
+		return code.PullOffsetMoved
+	}
+}
+
+// suspend parks the request in the hold service; its wake-up re-runs the
+// processor on the pull pool without suspension.
+func (p *pullProcessor) suspend(ctx *remoting.Context, req *codec.RemotingCommand, pl *pullPlan) {
+	timeout := pl.h.SuspendTimeoutMillis
+	if !p.b.Config().LongPollingEnable {
+		timeout = p.b.Config().ShortPollingTimeMills
+	}
+	p.hold.Suspend(&longpoll.Request{
+		Topic:            pl.h.Topic,
+		QueueID:          pl.h.QueueID,
+		Offset:           pl.h.QueueOffset,
+		SuspendTimestamp: p.b.store.Now(),
+		TimeoutMillis:    timeout,
+		Filter:           pl.filter,
+		Wakeup:           func() { p.wakeup(ctx, req) },
+		Abandoned:        ctx.Channel.IsClosed,
+	})
+}
+
+// wakeup is executeRequestWhenWakeup.
+func (p *pullProcessor) wakeup(ctx *remoting.Context, req *codec.RemotingCommand) {
+	ctx.ForceSerializeType(ownSerializeType())
+	run := func() {
+		resp, err := p.process(ctx, req, false)
+		if err != nil {
+			resp = errorResponse(err)
+		}
+		if resp != nil {
+			ctx.Respond(resp)
+		}
+	}
+	if !p.b.Pools.Pull.Submit(run) {
+		ctx.Respond(codec.NewResponse(code.SystemBusy, remarkOverload))
+	}
+}
+
+// offsetMovedEvent is OffsetMovedEvent's fastjson form (fields alphabetical).
+type offsetMovedEvent struct {
+	ConsumerGroup string            `json:"consumerGroup"`
+	MessageQueue  body.MessageQueue `json:"messageQueue"`
+	OffsetNew     int64             `json:"offsetNew"`
+	OffsetRequest int64             `json:"offsetRequest"`
+}
+
+// offsetMoved is the master's PULL_OFFSET_MOVED branch: write an
+// OFFSET_MOVED_EVENT message (generateOffsetMovedEvent).
+func (p *pullProcessor) offsetMoved(h *header.PullMessageRequestHeader, r *store.GetMessageResult, suggest int64) {
+	ev := offsetMovedEvent{
+		ConsumerGroup: h.ConsumerGroup,
+		MessageQueue:  body.MessageQueue{BrokerName: p.b.Config().BrokerName, QueueID: h.QueueID, Topic: h.Topic},
+		OffsetNew:     r.NextBeginOffset,
+		OffsetRequest: h.QueueOffset,
+	}
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(ev) // a struct of strings and ints always encodes
+	// Java's HashMap order for these three names is KEYS, DELAY, TAGS.
+	props := message.AppendProperty("", message.PropertyKeys, h.ConsumerGroup)
+	props = message.AppendProperty(props, message.PropertyDelayTimeLevel, "0")
+	props = message.AppendProperty(props, message.PropertyTags, h.ConsumerGroup)
+	host := p.b.storeHost()
+	m := &message.MessageExt{
+		Message:          message.Message{Topic: topic.OffsetMovedEventTopic, Body: []byte(strings.TrimSuffix(sb.String(), "\n"))},
+		PropertiesString: props,
+		BornTimestamp:    time.Now().UnixMilli(),
+		BornHost:         host,
+		StoreHost:        host,
+	}
+	p.b.store.PutMessageAsync(m, func(commitlog.PutMessageResult) {})
+	p.lg.Warn("pull offset moved: correction offset", zap.String("topic", h.Topic),
+		zap.String("consumerGroup", h.ConsumerGroup), zap.Int64("requestOffset", h.QueueOffset),
+		zap.Int64("newOffset", r.NextBeginOffset), zap.Int64("suggestBrokerId", suggest))
+}
+
+// ownSerializeType is the broker's own header serialization, used for
+// answers Java writes with a fresh command (held pulls, query/view
+// message): RemotingCommand's serializeTypeConfigInThisServer, from the
+// environment variable ROCKETMQ_SERIALIZE_TYPE (Java also reads the system
+// property rocketmq.serialize.type), JSON unless it says ROCKETMQ.
+var ownSerializeType = sync.OnceValue(func() codec.SerializeType {
+	if os.Getenv("ROCKETMQ_SERIALIZE_TYPE") == "ROCKETMQ" {
+		return codec.RocketMQ
+	}
+	return codec.JSON
+})
+
+// filterManager is the broker's ConsumerFilterManager (b.Filters(), which
+// the broker core provides); nil while the core has none, and then SQL92
+// subscriptions registered by heartbeat answer FILTER_DATA_NOT_EXIST.
+func (b *Broker) filterManager() *filter.ConsumerFilterManager {
+	if f, ok := any(b).(interface {
+		Filters() *filter.ConsumerFilterManager
+	}); ok {
+		return f.Filters()
+	}
+	return nil
+}
