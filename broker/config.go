@@ -275,22 +275,25 @@ func (c *BrokerConfig) Validate() error {
 
 func (c *BrokerConfig) validatePools() []error {
 	var errs []error
-	for key, v := range map[string]int{
-		"sendMessageThreadPoolNums":      c.SendMessageThreadPoolNums,
-		"putMessageFutureThreadPoolNums": c.PutMessageFutureThreadPoolNums,
-		"pullMessageThreadPoolNums":      c.PullMessageThreadPoolNums,
-		"queryMessageThreadPoolNums":     c.QueryMessageThreadPoolNums,
-		"adminBrokerThreadPoolNums":      c.AdminBrokerThreadPoolNums,
-		"clientManageThreadPoolNums":     c.ClientManageThreadPoolNums,
-		"consumerManageThreadPoolNums":   c.ConsumerManageThreadPoolNums,
-		"heartbeatThreadPoolNums":        c.HeartbeatThreadPoolNums,
-		"endTransactionThreadPoolNums":   c.EndTransactionThreadPoolNums,
-		"sendThreadPoolQueueCapacity":    c.SendThreadPoolQueueCapacity,
-		"pullThreadPoolQueueCapacity":    c.PullThreadPoolQueueCapacity,
-		"flushConsumerOffsetInterval":    c.FlushConsumerOffsetInterval,
+	for _, p := range []struct {
+		key string
+		v   int
+	}{
+		{"sendMessageThreadPoolNums", c.SendMessageThreadPoolNums},
+		{"putMessageFutureThreadPoolNums", c.PutMessageFutureThreadPoolNums},
+		{"pullMessageThreadPoolNums", c.PullMessageThreadPoolNums},
+		{"queryMessageThreadPoolNums", c.QueryMessageThreadPoolNums},
+		{"adminBrokerThreadPoolNums", c.AdminBrokerThreadPoolNums},
+		{"clientManageThreadPoolNums", c.ClientManageThreadPoolNums},
+		{"consumerManageThreadPoolNums", c.ConsumerManageThreadPoolNums},
+		{"heartbeatThreadPoolNums", c.HeartbeatThreadPoolNums},
+		{"endTransactionThreadPoolNums", c.EndTransactionThreadPoolNums},
+		{"sendThreadPoolQueueCapacity", c.SendThreadPoolQueueCapacity},
+		{"pullThreadPoolQueueCapacity", c.PullThreadPoolQueueCapacity},
+		{"flushConsumerOffsetInterval", c.FlushConsumerOffsetInterval},
 	} {
-		if v <= 0 {
-			errs = append(errs, fmt.Errorf("broker: %s %d must be positive", key, v))
+		if p.v <= 0 {
+			errs = append(errs, fmt.Errorf("broker: %s %d must be positive", p.key, p.v))
 		}
 	}
 	return errs
