@@ -37,8 +37,9 @@ func forEachExt(dst []byte, m map[string]string, lay *headerLayout, w entryWrite
 			extra = append(extra, kv{k, v})
 		}
 	}
-	for _, e := range javaHashMapOrder(extra) {
-		if dst, err = w(dst, e.k, e.v, false); err != nil {
+	var ob [32]int
+	for _, i := range javaHashMapOrder(extra, len(m), ob[:0]) {
+		if dst, err = w(dst, extra[i].k, extra[i].v, false); err != nil {
 			return dst, err
 		}
 	}
@@ -47,14 +48,15 @@ func forEachExt(dst []byte, m map[string]string, lay *headerLayout, w entryWrite
 
 type kv struct{ k, v string }
 
-// javaHashMapOrder sorts entries into the iteration order of a java.util.HashMap
-// after inserting them in alphabetical order: by bucket (spread String.hashCode
+// javaHashMapOrder appends to order the positions of e in the iteration
+// order of a java.util.HashMap of size entries into which they were inserted
+// alphabetically: by bucket (spread String.hashCode
 // masked by the table size, 16 doubling while size exceeds 0.75 of it), and by
 // insertion order within a bucket. Treeified bins (8+ collisions in one bucket
 // of a table of 64 or more) are not modelled; header maps never get there.
-func javaHashMapOrder(e []kv) []kv {
+func javaHashMapOrder(e []kv, size int, order []int) []int {
 	capacity := 16
-	for len(e) > capacity*3/4 {
+	for size > capacity*3/4 {
 		capacity *= 2
 	}
 	var ib [32]uint32
@@ -63,14 +65,20 @@ func javaHashMapOrder(e []kv) []kv {
 		h := javaStringHash(x.k)
 		idx = append(idx, (h^h>>16)&uint32(capacity-1))
 	}
-	// insertion sort by (bucket, key); n is small
-	for i := 1; i < len(e); i++ {
-		for j := i; j > 0 && (idx[j] < idx[j-1] || idx[j] == idx[j-1] && e[j].k < e[j-1].k); j-- {
-			idx[j], idx[j-1] = idx[j-1], idx[j]
-			e[j], e[j-1] = e[j-1], e[j]
+	for i := range e {
+		order = append(order, i)
+	}
+	// insertion sort of positions by (bucket, key); n is small
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0; j-- {
+			a, b := order[j], order[j-1]
+			if idx[a] > idx[b] || idx[a] == idx[b] && e[a].k >= e[b].k {
+				break
+			}
+			order[j], order[j-1] = b, a
 		}
 	}
-	return e
+	return order
 }
 
 // javaStringHash is Java's String.hashCode: s[0]*31^(n-1) + ... over UTF-16
