@@ -273,3 +273,18 @@ func TestConsumerOffsetCorruptWithoutBakStartsEmpty(t *testing.T) {
 		t.Fatal("table must be empty")
 	}
 }
+
+func TestConsumerOffsetMergePlainBody(t *testing.T) {
+	m := newManager(t)
+	m.CommitOffset("", "g", "t", 0, 100)
+	m.ResetOffset("g", "t", 1, 5)
+	in := EntriesFromWrapper(&body.ConsumerOffsetSerializeWrapper{OffsetTable: map[string]map[int32]int64{
+		"t@g": {0: 120, 1: 80},
+	}})
+	if n := m.Merge(in); n != 1 {
+		t.Fatalf("changed %d", n)
+	}
+	if m.QueryOffset("g", "t", 0) != 120 || m.QueryOffset("g", "t", 1) != 5 {
+		t.Fatalf("got %v", m.QueryOffsets("g", "t"))
+	}
+}

@@ -139,3 +139,14 @@ func wins(incoming, cur Entry) bool {
 		return incoming.Offset > cur.Offset
 	}
 }
+
+// EntriesFromWrapper turns a plain offset body (another node's
+// GET_ALL_CONSUMER_OFFSET answer, which carries no reset marks) into Merge
+// input: every entry gets ResetAt 0, so local resets still win over it.
+func EntriesFromWrapper(w *body.ConsumerOffsetSerializeWrapper) map[string]map[int32]Entry {
+	out := make(map[string]map[int32]Entry, len(w.OffsetTable))
+	for key, q := range w.OffsetTable {
+		out[key] = toEntries(q)
+	}
+	return out
+}
