@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -243,5 +244,30 @@ func TestCommitLogAsyncPutDoesNotBlock(t *testing.T) {
 	}
 	if r := c.PutMessage(newMsg("A", 0, "x", "")); r.Status != ServiceNotAvailable {
 		t.Fatalf("after shutdown: %v", r.Status)
+	}
+}
+
+func TestCommitLogIPv6HostsPatchedAtShiftedPositions(t *testing.T) {
+	c, _ := openLog(t, testConfig(t.TempDir(), 1<<20), nil, false)
+	m := newMsg("V6", 0, "six", "")
+	m.BornHost = netip.MustParseAddrPort("[2001:db8::7]:4000")
+	m.StoreHost = netip.MustParseAddrPort("[fd00::1]:10911")
+	mustPut(t, c, newMsg("V6", 0, "four", ""))
+	r := mustPut(t, c, m)
+	b, err := c.ReadRecord(r.Append.WroteOffset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Release()
+	s, err := decodeSpec(b.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.sys&0x30 != 0x30 || len(s.bornIP) != 16 || len(s.storeIP) != 16 || s.storeTS != r.Append.StoreTimestamp ||
+		s.phys != r.Append.WroteOffset || s.qoff != 1 || s.bornPort != 4000 || string(s.body) != "six" {
+		t.Fatalf("ipv6 record %+v", s)
+	}
+	if len(r.Append.MsgID) != 56 {
+		t.Fatalf("ipv6 msgId %s", r.Append.MsgID)
 	}
 }
