@@ -31,6 +31,10 @@
 //	incoming.ResetAt <  local.ResetAt  -> keep local    (local reset is newer)
 //	equal                              -> the larger offset wins
 //
+// Snapshot exports entries with their marks; Merge folds another node's in;
+// EntriesFromWrapper adapts a plain GET_ALL_CONSUMER_OFFSET body (no marks,
+// so every local reset beats it).
+//
 // ResetAt is not written to consumerOffset.json (the file stays byte-equal
 // to Java's); after a restart every entry has ResetAt 0. PutAll keeps Java's
 // slave semantics (overwrite) and is what SlaveSynchronize uses.
