@@ -209,3 +209,19 @@ func FuzzDecodeMessage(f *testing.F) {
 		_, _, _ = DecodeOffsetMsgID(string(data))
 	})
 }
+
+func TestMessageZeroHostsEncodeAsIPv4Zero(t *testing.T) {
+	m := sampleExt("1.2.3.4:1", "5.6.7.8:2")
+	m.BornHost, m.StoreHost = netip.AddrPort{}, netip.AddrPort{}
+	b, err := EncodeRecord(nil, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeRecord(b, true)
+	if err != nil || got.BornHost.String() != "0.0.0.0:0" || got.SysFlag&(SysFlagBornHostV6|SysFlagStoreHostV6) != 0 {
+		t.Fatalf("%v %v", got.BornHost, err)
+	}
+	if OffsetMsgID(netip.AddrPort{}, 1) != "00000000000000000000000000000001" {
+		t.Fatal("zero host msgId")
+	}
+}

@@ -76,7 +76,9 @@ func hostFlags(sysFlag int32, born, store netip.AddrPort) int32 {
 func putHost(b []byte, h netip.AddrPort) int {
 	a := h.Addr()
 	n := 4
-	if is6(a) {
+	if !a.IsValid() { // unknown host: 0.0.0.0 with the port
+		clear(b[:4])
+	} else if is6(a) {
 		s := a.As16()
 		copy(b, s[:])
 		n = 16
