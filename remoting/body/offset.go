@@ -255,3 +255,74 @@ func (r *ResetOffsetBody) EncodeForC() []byte {
 	w.close()
 	return w.b
 }
+
+// ConsumeQueueData mirrors protocol/body/ConsumeQueueData: one consume-queue
+// entry as QUERY_CONSUME_QUEUE reports it. Empty strings stand for Java
+// nulls and are omitted.
+type ConsumeQueueData struct {
+	PhysicOffset   int64
+	PhysicSize     int32
+	TagsCode       int64
+	ExtendDataJSON string
+	BitMap         string
+	Eval           bool
+	Msg            string
+}
+
+func (d *ConsumeQueueData) appendJSON(w *beanWriter) {
+	w.open()
+	if d.BitMap != "" {
+		w.strField("bitMap", d.BitMap)
+	}
+	w.boolField("eval", d.Eval)
+	if d.ExtendDataJSON != "" {
+		w.strField("extendDataJson", d.ExtendDataJSON)
+	}
+	if d.Msg != "" {
+		w.strField("msg", d.Msg)
+	}
+	w.intField("physicOffset", d.PhysicOffset)
+	w.intField("physicSize", int64(d.PhysicSize))
+	w.intField("tagsCode", d.TagsCode)
+	w.close()
+}
+
+// QueryConsumeQueueResponseBody mirrors the QUERY_CONSUME_QUEUE answer.
+// A nil SubscriptionData or QueueData and an empty FilterData are Java
+// nulls and are omitted, as fastjson does.
+type QueryConsumeQueueResponseBody struct {
+	SubscriptionData *SubscriptionData
+	FilterData       string
+	QueueData        []ConsumeQueueData
+	MaxQueueIndex    int64
+	MinQueueIndex    int64
+}
+
+// Encode writes the body as fastjson does (fields sorted, sets of the
+// subscription in Java HashSet order).
+func (q *QueryConsumeQueueResponseBody) Encode() []byte {
+	w := &beanWriter{}
+	w.open()
+	if q.FilterData != "" {
+		w.strField("filterData", q.FilterData)
+	}
+	w.intField("maxQueueIndex", q.MaxQueueIndex)
+	w.intField("minQueueIndex", q.MinQueueIndex)
+	if q.QueueData != nil {
+		w.key("queueData")
+		w.b = append(w.b, '[')
+		for i := range q.QueueData {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			q.QueueData[i].appendJSON(w)
+		}
+		w.b = append(w.b, ']')
+	}
+	if q.SubscriptionData != nil {
+		w.key("subscriptionData")
+		q.SubscriptionData.appendJSON(w, true)
+	}
+	w.close()
+	return w.b
+}

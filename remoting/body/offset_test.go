@@ -206,3 +206,21 @@ func TestBodyResetOffsetForC(t *testing.T) {
 		t.Fatalf("null list: %s", got)
 	}
 }
+
+func TestBodyQueryConsumeQueueResponse(t *testing.T) {
+	q := &QueryConsumeQueueResponseBody{
+		MaxQueueIndex: 5, MinQueueIndex: 1,
+		QueueData: []ConsumeQueueData{{PhysicOffset: 100, PhysicSize: 200, TagsCode: 7, Msg: "Cq extend not exist, addr: 1"}},
+		SubscriptionData: &SubscriptionData{Topic: "t", SubString: "*", ExpressionType: "TAG",
+			TagsSet: []string{}, CodeSet: []int32{}, SubVersion: 9},
+	}
+	want := `{"maxQueueIndex":5,"minQueueIndex":1,"queueData":[{"eval":false,"msg":"Cq extend not exist, addr: 1",` +
+		`"physicOffset":100,"physicSize":200,"tagsCode":7}],"subscriptionData":{"classFilterMode":false,"codeSet":[],` +
+		`"expressionType":"TAG","subString":"*","subVersion":9,"tagsSet":[],"topic":"t"}}`
+	if got := string(q.Encode()); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	if got := string((&QueryConsumeQueueResponseBody{}).Encode()); got != `{"maxQueueIndex":0,"minQueueIndex":0}` {
+		t.Fatalf("empty: %s", got)
+	}
+}
