@@ -52,6 +52,9 @@ func (c *CommitLog) matchedRecover(mf *mmap.MappedFile) bool {
 		return false
 	}
 	p := message.StoreTimestampPos(int32(binary.BigEndian.Uint32(d[message.PosSysFlag:])))
+	if p+8 > len(d) {
+		return false
+	}
 	ts := int64(binary.BigEndian.Uint64(d[p:]))
 	if ts == 0 {
 		return false
