@@ -37,7 +37,7 @@ func (s Source) String() string {
 }
 
 // ErrCorrupt is returned when the .bak is needed but cannot be read or decoded.
-var ErrCorrupt = errors.New("configfile: file and backup both unreadable")
+var ErrCorrupt = errors.New("configfile: file unusable and backup unreadable")
 
 // Load reads path and hands its content to decode; when the file is missing,
 // empty or rejected by decode it tries path+".bak" instead, as
