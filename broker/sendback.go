@@ -6,9 +6,16 @@ package broker
 // has been reconsumed too often.
 
 import (
+	"context"
 	"math/rand/v2"
+	"path/filepath"
 	"strconv"
+	"sync"
+	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/schedule"
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/topic"
 	"github.com/rocketmq-go/rmq/internal/message"
@@ -117,4 +124,59 @@ func setProperty(props, name, value string) string {
 		props = message.RemoveProperty(props, name)
 	}
 	return message.AppendProperty(props, name, value)
+}
+
+// The retry path needs delayed delivery: a sent-back message waits in
+// SCHEDULE_TOPIC_XXXX until its level's delay passed. The broker core has
+// no slot for the ScheduleMessageService, so it is wired here: the delay
+// offset table (config/delayOffset.json) is loaded on every role, delivery
+// runs on a master only (as DefaultMessageStore.handleScheduleMessageService).
+func init() { processorFamilies = append(processorFamilies, registerScheduleDelivery) }
+
+// delayOffsetTables maps a *Broker to its delay offset table (see
+// DelayOffsets); entries are removed at shutdown.
+var delayOffsetTables sync.Map
+
+func registerScheduleDelivery(b *Broker) {
+	lg := b.lg.Named("schedule")
+	table := schedule.NewOffsetTable(filepath.Join(b.storeCfg.ConfigDir(), "delayOffset.json"), lg)
+	if err := table.Load(); err != nil {
+		lg.Error("load delay offsets", zap.Error(err))
+	}
+	levels, err := schedule.ParseDelayLevel(b.storeCfg.MessageDelayLevel)
+	if err != nil {
+		lg.Error("parse messageDelayLevel", zap.Error(err))
+	}
+	table.CorrectDelayOffset(len(levels), func(qid int32) (int64, int64, bool) {
+		if b.store.MaxOffsetInQueue(schedule.ScheduleTopic, qid) == 0 {
+			return 0, 0, false
+		}
+		return b.store.MinOffsetInQueue(schedule.ScheduleTopic, qid), b.store.MaxOffsetInQueue(schedule.ScheduleTopic, qid), true
+	})
+	delayOffsetTables.Store(b, table)
+	b.onShutdown(func(context.Context) {
+		if err := table.Persist(); err != nil {
+			lg.Error("persist delay offsets", zap.Error(err))
+		}
+		delayOffsetTables.Delete(b)
+	})
+	st, ok := b.store.(schedule.Store)
+	if b.IsSlave() || len(levels) == 0 || !ok {
+		return
+	}
+	d := schedule.NewDeliveryService(st, table, schedule.DeliveryOptions{
+		Levels:          levels,
+		PersistInterval: time.Duration(b.storeCfg.FlushDelayOffsetInterval) * time.Millisecond,
+		Logger:          lg,
+	})
+	b.addService(d.Service())
+}
+
+// DelayOffsets is the delay offset table (GET_ALL_DELAY_OFFSET, slave sync);
+// nil after Shutdown.
+func (b *Broker) DelayOffsets() *schedule.OffsetTable {
+	if t, ok := delayOffsetTables.Load(b); ok {
+		return t.(*schedule.OffsetTable)
+	}
+	return nil
 }

@@ -1,0 +1,236 @@
+package schedule
+
+// Delivery half of ScheduleMessageService (store/schedule, 4.9.8): per
+// delay level, walk queue level-1 of SCHEDULE_TOPIC_XXXX from the recorded
+// offset and re-put every message whose delivery time (the unit's tagsCode)
+// has come to its real topic and queue, then advance the level's offset.
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/broker/store/consumequeue"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/service"
+)
+
+// Java's timer delays.
+const (
+	firstDelay     = time.Second            // FIRST_DELAY_TIME
+	delayForAWhile = 100 * time.Millisecond // DELAY_FOR_A_WHILE: next look at a level
+)
+
+// transHalfTopic is TopicValidator.RMQ_SYS_TRANS_HALF_TOPIC.
+const transHalfTopic = "RMQ_SYS_TRANS_HALF_TOPIC"
+
+// Store is what delivery needs from the message store
+// (*store.DefaultMessageStore implements it).
+type Store interface {
+	ConsumeQueue(topic string, queueID int32) *consumequeue.ConsumeQueue
+	LookMessageByOffset(commitLogOffset int64) (*message.MessageExt, error)
+	PutMessage(m *message.MessageExt) commitlog.PutMessageResult
+}
+
+// DeliveryOptions configures a DeliveryService.
+type DeliveryOptions struct {
+	// Levels are the delays of levels 1..n (ParseDelayLevel).
+	Levels []time.Duration
+	// PersistInterval is flushDelayOffsetInterval (10 s when 0).
+	PersistInterval time.Duration
+	// Now is the clock; nil → time.Now.
+	Now func() time.Time
+	// Logger; nil → zap.NewNop().
+	Logger *zap.Logger
+}
+
+// levelState is one level's cursor: the next queue offset and when to look.
+type levelState struct {
+	offset int64
+	due    time.Time
+}
+
+// DeliveryService is the timer half of ScheduleMessageService. One
+// goroutine (a service ticking every 100 ms, Java's re-run granularity)
+// serves every level; only it touches the level cursors.
+type DeliveryService struct {
+	st      Store
+	table   *OffsetTable
+	levels  []time.Duration
+	persist time.Duration
+	now     func() time.Time
+	lg      *zap.Logger
+	svc     *service.Service
+
+	// Owned by the service goroutine.
+	state       []levelState
+	lastPersist time.Time
+}
+
+// NewDeliveryService returns a stopped service delivering from st and
+// recording progress in table (already loaded).
+func NewDeliveryService(st Store, table *OffsetTable, o DeliveryOptions) *DeliveryService {
+	d := &DeliveryService{st: st, table: table, levels: o.Levels, persist: o.PersistInterval, now: o.Now, lg: o.Logger}
+	if d.persist <= 0 {
+		d.persist = 10 * time.Second
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.lg == nil {
+		d.lg = zap.NewNop()
+	}
+	d.svc = service.New("ScheduleMessageService", delayForAWhile, d.tick)
+	return d
+}
+
+// Service is the goroutine, for an owner that starts and stops services
+// itself; Stop on it does not persist (call Persist afterwards).
+func (d *DeliveryService) Service() *service.Service { return d.svc }
+
+// Start starts delivering.
+func (d *DeliveryService) Start() { d.svc.Start() }
+
+// Stop stops delivering and persists the offsets.
+func (d *DeliveryService) Stop(ctx context.Context) error {
+	err := d.svc.Stop(ctx)
+	if perr := d.table.Persist(); perr != nil && err == nil {
+		err = perr
+	}
+	return err
+}
+
+// tick looks at every level that is due and persists the offsets every
+// PersistInterval.
+func (d *DeliveryService) tick(ctx context.Context) {
+	now := d.now()
+	if d.state == nil {
+		d.state = make([]levelState, len(d.levels))
+		for i := range d.state {
+			off, _ := d.table.Offset(int32(i + 1))
+			d.state[i] = levelState{offset: off, due: now.Add(firstDelay)}
+		}
+		d.lastPersist = now
+	}
+	for i := range d.state {
+		if ctx.Err() != nil {
+			return
+		}
+		if now.Before(d.state[i].due) {
+			continue
+		}
+		off, wait := d.deliverLevel(ctx, int32(i+1), d.state[i].offset)
+		d.state[i] = levelState{offset: off, due: d.now().Add(wait)}
+	}
+	if now.Sub(d.lastPersist) >= d.persist {
+		d.lastPersist = now
+		if err := d.table.Persist(); err != nil {
+			d.lg.Error("persist delay offsets", zap.Error(err))
+		}
+	}
+}
+
+// deliverLevel is executeOnTimeup for one level from offset: it returns the
+// next offset to look at and how long to wait before looking.
+func (d *DeliveryService) deliverLevel(ctx context.Context, level int32, offset int64) (int64, time.Duration) {
+	cq := d.st.ConsumeQueue(ScheduleTopic, DelayLevelToQueueID(level))
+	if cq == nil {
+		return offset, delayForAWhile
+	}
+	u := cq.Units(offset)
+	if u == nil {
+		return d.resetOffset(cq, level, offset), delayForAWhile
+	}
+	defer u.Release()
+	for i := 0; i < u.Len(); i++ {
+		if ctx.Err() != nil {
+			return offset + int64(i), delayForAWhile
+		}
+		phy, _, deliverAt := u.At(i)
+		now := d.now().UnixMilli()
+		if d.countdown(level, now, deliverAt) > 0 {
+			return offset + int64(i), delayForAWhile
+		}
+		if !d.deliverOne(level, phy, offset+int64(i)) {
+			return offset + int64(i), delayForAWhile
+		}
+	}
+	return offset + int64(u.Len()), delayForAWhile
+}
+
+// countdown is how long until a unit is due; a delivery time more than one
+// level delay ahead (clock moved back) counts as due now.
+func (d *DeliveryService) countdown(level int32, now, deliverAt int64) int64 {
+	if deliverAt > now+d.levels[level-1].Milliseconds() {
+		return 0
+	}
+	return deliverAt - now
+}
+
+// deliverOne re-puts the message at phy; false means try this unit again
+// later (the put failed).
+func (d *DeliveryService) deliverOne(level int32, phy, cqOffset int64) bool {
+	m, err := d.st.LookMessageByOffset(phy)
+	if err != nil || m == nil {
+		d.lg.Warn("delay message not readable, skipped", zap.Int32("delayLevel", level),
+			zap.Int64("commitLogOffset", phy), zap.Error(err))
+		d.table.UpdateOffset(level, cqOffset+1)
+		return true
+	}
+	inner, ok := timeup(m)
+	if !ok || inner.Topic == transHalfTopic {
+		d.lg.Error("bad real topic of delay message, discarded", zap.String("topic", inner.Topic),
+			zap.String("msgId", m.MsgID))
+		d.table.UpdateOffset(level, cqOffset+1)
+		return true
+	}
+	r := d.st.PutMessage(inner)
+	if r.Status != commitlog.PutOK {
+		d.lg.Error("deliver delay message failed", zap.String("topic", inner.Topic),
+			zap.String("msgId", m.MsgID), zap.String("status", r.Status.String()))
+		return false
+	}
+	d.table.UpdateOffset(level, cqOffset+1)
+	return true
+}
+
+// timeup is messageTimeup: the stored message back to its real topic and
+// queue, without its delay level (REAL_TOPIC and REAL_QID stay, as Java
+// keeps them). Java also keeps DELAY in the stored bytes while dropping it
+// from the map its CommitLog consults; this store decides on the stored
+// string, so DELAY has to go.
+func timeup(m *message.MessageExt) (*message.MessageExt, bool) {
+	props := message.RemoveProperty(m.PropertiesString, message.PropertyDelayTimeLevel)
+	realTopic := message.PropertyValue(props, message.PropertyRealTopic)
+	qid, err := strconv.Atoi(message.PropertyValue(props, message.PropertyRealQueueID))
+	out := &message.MessageExt{
+		Message:          message.Message{Topic: realTopic, Flag: m.Flag, Body: m.Body},
+		PropertiesString: props,
+		QueueID:          int32(qid),
+		SysFlag:          m.SysFlag,
+		BornTimestamp:    m.BornTimestamp,
+		BornHost:         m.BornHost,
+		StoreHost:        m.StoreHost,
+		ReconsumeTimes:   m.ReconsumeTimes,
+	}
+	return out, err == nil && realTopic != ""
+}
+
+// resetOffset handles an offset with no unit: clamp it into the queue's
+// range (Java logs the invalid offset and restarts from the bound).
+func (d *DeliveryService) resetOffset(cq *consumequeue.ConsumeQueue, level int32, offset int64) int64 {
+	if lo := cq.MinOffsetInQueue(); lo > offset {
+		d.lg.Error("schedule consume queue offset invalid", zap.Int64("offset", offset), zap.Int64("minOffset", lo),
+			zap.Int32("delayLevel", level))
+		return lo
+	}
+	if hi := cq.MaxOffsetInQueue(); hi < offset {
+		d.lg.Error("schedule consume queue offset invalid", zap.Int64("offset", offset), zap.Int64("maxOffset", hi),
+			zap.Int32("delayLevel", level))
+		return hi
+	}
+	return offset
+}
