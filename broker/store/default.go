@@ -136,6 +136,12 @@ func Open(cfg *MessageStoreConfig, lg *zap.Logger, opts ...Option) (*DefaultMess
 		s.opts.totalMemory = totalPhysicalMemory()
 	}
 	if err := s.open(); err != nil {
+		if s.cl != nil {
+			_ = s.cl.Shutdown(context.Background())
+		}
+		if s.idx != nil {
+			_ = s.idx.Shutdown()
+		}
 		s.closeFiles()
 		return nil, err
 	}

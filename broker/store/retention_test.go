@@ -49,10 +49,32 @@ func TestStoreRetentionExpiredFiles(t *testing.T) {
 		t.Fatalf("only %d commitlog files", files)
 	}
 	// not yet: files are fresh and it is not 04:00
+	clock.set(time.Date(2026, 1, 1, 12, 0, 0, 0, time.Local).Add(time.Until(time.Now())))
 	s.CleanFilesNow()
 	if n := len(s.cl.MappedFileQueue().Files()); n != files {
 		t.Fatalf("deleted too early: %d -> %d", files, n)
 	}
+	// expired but not at deleteWhen: kept until an admin forces it
+	clock.set(time.Now().Add(73 * time.Hour))
+	if h := clock.now().Hour(); h == 4 {
+		clock.set(clock.now().Add(2 * time.Hour))
+	}
+	s.CleanFilesNow()
+	if n := len(s.cl.MappedFileQueue().Files()); n != files {
+		t.Fatalf("deleted outside deleteWhen: %d -> %d", files, n)
+	}
+	s.ExecuteDeleteFilesManually()
+	s.CleanFilesNow()
+	if n := len(s.cl.MappedFileQueue().Files()); n != 1 {
+		t.Fatalf("manual delete left %d files", n)
+	}
+	// a second CommitLog file again, then the 04:00 rule
+	for len(s.cl.MappedFileQueue().Files()) < 2 {
+		mustPut(t, s, newMsg("C", 0, "", "", bytes.Repeat([]byte("r"), 1000)))
+	}
+	waitDispatched(t, s)
+	s.clean.manualDeleteTimes.Store(0)
+	files = 2
 	// 73 h later at 04:xx local time: every file but the last is expired
 	later := time.Now().Add(73 * time.Hour)
 	later = time.Date(later.Year(), later.Month(), later.Day(), 4, 30, 0, 0, time.Local)
