@@ -3,6 +3,7 @@ package codec
 import (
 	"fmt"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rocketmq-go/rmq/remoting/code"
 )
@@ -409,7 +410,7 @@ func (p *jsonParser) str() (string, error) {
 			return p.s[start:i], nil
 		}
 		p.i = i
-		return p.strSlow(append(make([]byte, 0, i-start+16), p.s[start:i]...))
+		return p.strSlow(append(make([]byte, 0, rawStringLen(p.s, start)), p.s[start:i]...))
 	}
 	p.i = len(p.s)
 	return "", malformed(p, "unterminated string")
@@ -435,6 +436,19 @@ func (p *jsonParser) rawClass(i int) {
 	}
 }
 
+// rawStringLen is the length of the raw string text starting at start, up to
+// its closing quote (or the end of s); the decoded string is never longer.
+func rawStringLen(s string, start int) int {
+	j := start
+	for j < len(s) && s[j] != '"' {
+		if s[j] == '\\' {
+			j++
+		}
+		j++
+	}
+	return min(j, len(s)) - start
+}
+
 // strSlow continues a string that contains escapes; p.i is at a backslash or
 // plain byte, buf holds what was decoded so far.
 func (p *jsonParser) strSlow(buf []byte) (string, error) {
@@ -443,7 +457,8 @@ func (p *jsonParser) strSlow(buf []byte) (string, error) {
 		switch {
 		case b == '"':
 			p.i++
-			return string(buf), nil
+			// buf is never touched again, so the string may share it
+			return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 		case b == '\\':
 			var err error
 			if buf, err = p.escape(buf); err != nil {
