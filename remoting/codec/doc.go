@@ -39,6 +39,15 @@
 //   - Commands built in Go encode exactly as Java's RemotingCommand would.
 //   - Body aliases the decoded frame; every string is a copy.
 //
+// Limits of a fresh encode (a command built in Go, not decoded): extFields
+// keys that share a HashMap bucket are written alphabetically, where Java
+// writes them in its header class's field order; and Java's FastCodesHeader
+// classes (send/pull headers) write ROCKETMQ ext entries in declaration order
+// before the rest, which a plain map cannot express. Both only reorder
+// entries; no client depends on the order. fastjson's \u escapes are taken to
+// use upper-case hex and to cover U+007F..U+009F and U+2028/9 (from its
+// IOUtils tables); the golden captures only show \u0001 and \u0002.
+//
 // Usage:
 //
 //	n, err := codec.FrameLength(buf, codec.DefaultMaxFrameLength)
