@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -28,6 +29,8 @@ func (s *DefaultMessageStore) GetMessage(group, topic string, queueID int32, off
 		s.lg.Debug("message store is not readable, so getMessage is forbidden")
 		return nil
 	}
+	begin := time.Now()
+	defer func() { s.stats.getDone(time.Since(begin)) }()
 	res := &GetMessageResult{Status: NoMessageInQueue, NextBeginOffset: offset}
 	maxOffsetPy := s.cl.MaxOffset()
 	// Java findConsumeQueue creates the queue, so NO_MATCHED_LOGIC_QUEUE is

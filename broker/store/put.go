@@ -231,3 +231,6 @@ func (s *DefaultMessageStore) Flush() int64 {
 	}
 	return s.cl.FlushedWhere()
 }
+
+// IsTransientStorePoolDeficient is always false (no write buffer pool).
+func (s *DefaultMessageStore) IsTransientStorePoolDeficient() bool { return false }

@@ -67,6 +67,17 @@ func (st *storeStats) putDone(topic string, r commitlog.PutMessageResult, elapse
 	}
 }
 
+// getDone records the duration of one GetMessage (getMessageEntireTimeMax).
+func (st *storeStats) getDone(elapsed time.Duration) {
+	ms := elapsed.Milliseconds()
+	for {
+		old := st.getMaxMs.Load()
+		if ms <= old || st.getMaxMs.CompareAndSwap(old, ms) {
+			return
+		}
+	}
+}
+
 // addPut counts a stored message (also used by the slave's dispatcher).
 func (st *storeStats) addPut(_ string, size int64) {
 	st.putTimes.Add(1)

@@ -8,6 +8,7 @@ import (
 	"context"
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/broker/store/consumequeue"
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
@@ -97,6 +98,12 @@ type MessageStore interface {
 
 	// MessageStoreConfig is the configuration the store runs with.
 	MessageStoreConfig() *MessageStoreConfig
+	// ConsumeQueue returns the queue or nil, without creating it
+	// (QUERY_CONSUME_QUEUE reads its units).
+	ConsumeQueue(topic string, queueID int32) *consumequeue.ConsumeQueue
+	// IsTransientStorePoolDeficient is always false: the write buffer pool
+	// (transientStorePoolEnable) is not implemented.
+	IsTransientStorePoolDeficient() bool
 }
 
 // GetMessageStatus is Java's GetMessageStatus; String gives the Java name.
