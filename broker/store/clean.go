@@ -8,6 +8,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,10 +30,11 @@ type cleanService struct {
 	s   *DefaultMessageStore
 	svc *service.Service
 
+	runMu             sync.Mutex // one retention pass at a time (service or CleanFilesNow)
 	manualDeleteTimes atomic.Int32
 	cleanImmediately  atomic.Bool
 	firstRunAt        time.Time // wall time before which runs are skipped
-	lastPhysicalMin   int64     // CleanConsumeQueueService.lastPhysicalMinOffset (svc goroutine only)
+	lastPhysicalMin   int64     // CleanConsumeQueueService.lastPhysicalMinOffset (runMu)
 }
 
 func newCleanService(s *DefaultMessageStore) *cleanService {
@@ -49,6 +51,8 @@ func newCleanService(s *DefaultMessageStore) *cleanService {
 
 // run is cleanFilesPeriodically.
 func (c *cleanService) run() {
+	c.runMu.Lock()
+	defer c.runMu.Unlock()
 	c.deleteExpiredCommitLog()
 	c.deleteExpiredConsumeQueues()
 }
