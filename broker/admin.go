@@ -1,0 +1,389 @@
+package broker
+
+// AdminBrokerProcessor (broker/processor, 4.9.8): registration of every
+// admin code this package serves, plus the topic and broker-config codes:
+// UPDATE_AND_CREATE_TOPIC (17), DELETE_TOPIC_IN_BROKER (215),
+// GET_ALL_TOPIC_CONFIG (21), GET_TOPIC_STATS_INFO (202), GET_TOPIC_CONFIG
+// (351, 5.x), GET_BROKER_CONFIG (26), UPDATE_BROKER_CONFIG (25),
+// GET_BROKER_RUNTIME_INFO (28) and GET_SYSTEM_TOPIC_LIST_FROM_BROKER (305).
+// Group/offset codes are in admin_group.go, consumer-facing ones in
+// admin_consumer.go, maintenance and disabled features in admin_misc.go.
+//
+// Java answers several admin codes with the remark createResponseCommand
+// pre-fills ("not set any response code") left on a SUCCESS response; the
+// golden frames show it for UPDATE_AND_CREATE_TOPIC and
+// INVOKE_BROKER_TO_RESET_OFFSET, and it is reproduced there.
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/topic"
+	"github.com/rocketmq-go/rmq/internal/props"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+// remarkNotSet is the remark RemotingCommand.createResponseCommand(Class)
+// puts on a fresh response; Java leaves it on some SUCCESS answers.
+const remarkNotSet = "not set any response code"
+
+// remarkSlaveModify is AdminBrokerProcessor.validateSlave's answer.
+const remarkSlaveModify = "Can't modify topic or subscription group from slave broker, please execute it from master broker."
+
+func init() { processorFamilies = append(processorFamilies, registerAdminProcessors) }
+
+// adminProcessor is AdminBrokerProcessor.
+type adminProcessor struct {
+	b  *Broker
+	lg *zap.Logger
+
+	mu sync.Mutex // serializes Java's synchronized methods (topic/config updates)
+
+	cfgVersion body.DataVersion // Configuration's data version; guarded by mu
+}
+
+func registerAdminProcessors(b *Broker) {
+	p := &adminProcessor{b: b, lg: b.lg.Named("admin")}
+	p.cfgVersion = body.DataVersion{Timestamp: time.Now().UnixMilli()}
+	handlers := map[int32]remoting.ProcessorFunc{
+		code.UpdateAndCreateTopic:         p.updateAndCreateTopic,
+		code.DeleteTopicInBroker:          p.deleteTopic,
+		code.GetAllTopicConfig:            p.getAllTopicConfig,
+		code.GetTopicStatsInfo:            p.getTopicStatsInfo,
+		code.GetTopicConfig:               p.getTopicConfig,
+		code.GetBrokerConfig:              p.getBrokerConfig,
+		code.UpdateBrokerConfig:           p.updateBrokerConfig,
+		code.GetBrokerRuntimeInfo:         p.getBrokerRuntimeInfo,
+		code.GetSystemTopicListFromBroker: p.getSystemTopicList,
+	}
+	p.addGroupHandlers(handlers)
+	p.addConsumerHandlers(handlers)
+	p.addMiscHandlers(handlers)
+	for c, h := range handlers {
+		b.registerProcessor(c, h, b.Pools.Admin, true)
+	}
+}
+
+// success is a SUCCESS response without remark.
+func success() *codec.RemotingCommand { return codec.NewResponse(code.Success, "") }
+
+// checkSlave is validateSlave: a slave refuses changes.
+func (p *adminProcessor) checkSlave() error {
+	if p.b.IsSlave() {
+		return wireError(code.SystemError, remarkSlaveModify)
+	}
+	return nil
+}
+
+// checkTopicName is TopicValidator.validateTopic plus isSystemTopic, as
+// the admin topic codes apply them.
+func (p *adminProcessor) checkTopicName(name string) error {
+	if err := topic.ValidateTopic(name); err != nil {
+		return validationError(err)
+	}
+	if err := p.b.topics.CheckSystemTopicConflict(name); err != nil {
+		return validationError(err)
+	}
+	return nil
+}
+
+func (p *adminProcessor) updateAndCreateTopic(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.checkSlave(); err != nil {
+		return nil, err
+	}
+	var h header.CreateTopicRequestHeader
+	if err := h.FromExtFields(req.ExtFields); err != nil {
+		return nil, err
+	}
+	if err := p.checkTopicName(h.Topic); err != nil {
+		return nil, err
+	}
+	tc := body.NewTopicConfig(h.Topic)
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = h.ReadQueueNums, h.WriteQueueNums, h.Perm
+	tc.TopicFilterType = h.TopicFilterType
+	if h.TopicSysFlag != nil {
+		tc.TopicSysFlag = *h.TopicSysFlag
+	}
+	p.b.topics.UpdateTopicConfig(tc)
+	p.b.RegisterIncrementBrokerData(tc, p.b.topics.DataVersion())
+	p.lg.Info("update or create topic", zap.String("topic", h.Topic), zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
+	return codec.NewResponse(code.Success, remarkNotSet), nil
+}
+
+func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if err := p.checkSlave(); err != nil {
+		return nil, err
+	}
+	var h header.DeleteTopicRequestHeader
+	if err := h.FromExtFields(req.ExtFields); err != nil {
+		return nil, err
+	}
+	if err := p.checkTopicName(h.Topic); err != nil {
+		return nil, err
+	}
+	p.b.topics.DeleteTopicConfig(h.Topic)
+	p.b.store.CleanUnusedTopic(p.topicNames())
+	return success(), nil
+}
+
+// topicNames is the key set of the topic table.
+func (p *adminProcessor) topicNames() map[string]struct{} {
+	snap := p.b.topics.Snapshot()
+	keep := make(map[string]struct{}, len(snap))
+	for name := range snap {
+		keep[name] = struct{}{}
+	}
+	return keep
+}
+
+func (p *adminProcessor) getAllTopicConfig(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	content := p.b.topics.Encode()
+	if len(content) == 0 {
+		return nil, wireError(code.SystemError, "No topic in this broker")
+	}
+	resp := success()
+	resp.Body = content
+	return resp, nil
+}
+
+func (p *adminProcessor) getTopicStatsInfo(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	var h header.GetTopicStatsInfoRequestHeader
+	if err := h.FromExtFields(req.ExtFields); err != nil {
+		return nil, err
+	}
+	tc := p.b.topics.SelectTopicConfig(h.Topic)
+	if tc == nil {
+		return nil, wireError(code.TopicNotExist, "topic["+h.Topic+"] not exist")
+	}
+	st := body.TopicStatsTable{OffsetTable: make(map[body.MessageQueue]body.TopicOffset, tc.WriteQueueNums)}
+	s := p.b.store
+	for i := int32(0); i < tc.WriteQueueNums; i++ {
+		minOff := max(s.MinOffsetInQueue(h.Topic, i), 0)
+		maxOff := max(s.MaxOffsetInQueue(h.Topic, i), 0)
+		var ts int64
+		if maxOff > 0 {
+			ts = s.MessageStoreTimeStamp(h.Topic, i, maxOff-1)
+		}
+		mq := body.MessageQueue{Topic: h.Topic, BrokerName: p.b.Config().BrokerName, QueueID: i}
+		st.OffsetTable[mq] = body.TopicOffset{MinOffset: minOff, MaxOffset: maxOff, LastUpdateTimestamp: ts}
+	}
+	resp := success()
+	resp.Body = st.Encode()
+	return resp, nil
+}
+
+// getTopicConfig is 5.x GET_TOPIC_CONFIG: the topic's config as a
+// TopicConfigAndQueueMapping without mapping detail.
+func (p *adminProcessor) getTopicConfig(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	var h header.GetTopicConfigRequestHeader
+	if err := h.FromExtFields(req.ExtFields); err != nil {
+		return nil, err
+	}
+	tc := p.b.topics.SelectTopicConfig(h.Topic)
+	if tc == nil {
+		return nil, wireError(code.TopicNotExist, "No topic in this broker. topic: "+h.Topic)
+	}
+	resp := success()
+	resp.Body = topicConfigAndQueueMappingJSON(tc)
+	return resp, nil
+}
+
+// topicConfigAndQueueMappingJSON writes 5.x's TopicConfigAndQueueMapping as
+// fastjson does (alphabetical, empty attributes, null mapping omitted).
+func topicConfigAndQueueMappingJSON(tc *body.TopicConfig) []byte {
+	b := []byte(`{"attributes":{},"order":`)
+	b = strconv.AppendBool(b, tc.Order)
+	b = append(b, `,"perm":`...)
+	b = strconv.AppendInt(b, int64(tc.Perm), 10)
+	b = append(b, `,"readQueueNums":`...)
+	b = strconv.AppendInt(b, int64(tc.ReadQueueNums), 10)
+	b = append(b, `,"topicFilterType":`...)
+	b = body.AppendString(b, tc.TopicFilterType, false)
+	b = append(b, `,"topicName":`...)
+	b = body.AppendString(b, tc.TopicName, false)
+	b = append(b, `,"topicSysFlag":`...)
+	b = strconv.AppendInt(b, int64(tc.TopicSysFlag), 10)
+	b = append(b, `,"writeQueueNums":`...)
+	b = strconv.AppendInt(b, int64(tc.WriteQueueNums), 10)
+	return append(b, '}')
+}
+
+// configTargets are the objects Java's Configuration registers, in order.
+func (p *adminProcessor) configTargets() []any {
+	return []any{p.b.Config(), p.b.srvCfg, p.b.cliCfg, p.b.storeCfg}
+}
+
+func (p *adminProcessor) getBrokerConfig(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	p.mu.Lock()
+	dv := p.cfgVersion
+	p.mu.Unlock()
+	resp := success()
+	if content := props.Format(p.configTargets()...); content != "" {
+		resp.Body = []byte(content)
+	}
+	resp.SetExt("version", string(dv.Encode()))
+	return resp, nil
+}
+
+// updateBrokerConfig applies a properties body to a validated copy of the
+// broker configuration, swaps it in and persists the whole configuration.
+// Only BrokerConfig keys take effect at runtime; others are persisted for
+// the next start.
+func (p *adminProcessor) updateBrokerConfig(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	if req.Body == nil {
+		return success(), nil
+	}
+	m, err := props.ParseString(string(req.Body))
+	if err != nil {
+		return nil, wireError(code.SystemError, "string2Properties error")
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cur := p.b.Config()
+	for k := range m {
+		if cur.IsBlackListed(k) {
+			return nil, wireError(code.NoPermission, "Can not update config in black list.")
+		}
+	}
+	next := cur.Clone()
+	if warns := props.Bind(m, next); len(warns) > 0 {
+		p.lg.Warn("update broker config", zap.Strings("warnings", warns))
+	}
+	if err := p.b.SetConfig(next); err != nil {
+		return nil, wireError(code.SystemError, err.Error())
+	}
+	p.cfgVersion.Timestamp = time.Now().UnixMilli()
+	p.cfgVersion.Counter++
+	p.persistConfig(m)
+	if _, ok := m["brokerPermission"]; ok {
+		p.b.RegisterBrokerAll(false)
+	}
+	return success(), nil
+}
+
+// persistConfig writes the full configuration (with the updated keys) to
+// <storePathRootDir>/config/broker.properties (Java: brokerConfigPath,
+// ~/store/config/broker.properties by default).
+func (p *adminProcessor) persistConfig(updated map[string]string) {
+	path := filepath.Join(p.b.storeCfg.ConfigDir(), "broker.properties")
+	content := props.Format(p.configTargets()...)
+	// keys not bound at runtime (store/netty) still reach the file
+	keys := make([]string, 0, len(updated))
+	for k := range updated {
+		if _, ok := props.Get(k, p.configTargets()...); !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		content += k + "=" + updated[k] + "\n"
+	}
+	if err := writeFileAtomic(path, []byte(content)); err != nil {
+		p.lg.Error("persist broker config failed", zap.String("file", path), zap.Error(err))
+	}
+}
+
+// writeFileAtomic writes data through a temporary file and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func (p *adminProcessor) getBrokerRuntimeInfo(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	kv := body.KVTable{Table: p.runtimeInfo()}
+	resp := success()
+	resp.Body = kv.Encode()
+	return resp, nil
+}
+
+// runtimeInfo is prepareRuntimeInfo: the store's statistics plus the
+// broker's version, pool queues and put/get totals.
+func (p *adminProcessor) runtimeInfo() map[string]string {
+	b, cfg := p.b, p.b.Config()
+	m := b.store.RuntimeInfo()
+	if m == nil {
+		m = map[string]string{}
+	}
+	i := strconv.Itoa
+	m["brokerVersionDesc"] = "V4_9_8"
+	m["brokerVersion"] = i(int(code.CurrentVersion))
+	puts := orZero(m["putMessageTimesTotal"])
+	m["msgPutTotalYesterdayMorning"], m["msgPutTotalTodayMorning"], m["msgPutTotalTodayNow"] = "0", "0", puts
+	m["msgGetTotalYesterdayMorning"], m["msgGetTotalTodayMorning"] = "0", "0"
+	m["msgGetTotalTodayNow"] = orZero(m["getMessageTransferedMsgCount"])
+	m["sendThreadPoolQueueSize"] = i(b.sendQueue.Len())
+	m["sendThreadPoolQueueCapacity"] = i(cfg.SendThreadPoolQueueCapacity)
+	m["pullThreadPoolQueueSize"] = i(b.Pools.Pull.QueueLen())
+	m["pullThreadPoolQueueCapacity"] = i(cfg.PullThreadPoolQueueCapacity)
+	m["queryThreadPoolQueueSize"] = i(b.Pools.Query.QueueLen())
+	m["queryThreadPoolQueueCapacity"] = i(cfg.QueryThreadPoolQueueCapacity)
+	m["EndTransactionQueueSize"] = i(b.Pools.EndTransaction.QueueLen())
+	m["EndTransactionThreadPoolQueueCapacity"] = i(cfg.EndTransactionPoolQueueCapacity)
+	m["dispatchBehindBytes"] = strconv.FormatInt(b.store.DispatchBehindBytes(), 10)
+	m["pageCacheLockTimeMills"] = strconv.FormatInt(b.store.LockTimeMills(), 10)
+	m["sendThreadPoolQueueHeadWaitTimeMills"] = strconv.FormatInt(b.sendQueueHeadWait(), 10)
+	m["pullThreadPoolQueueHeadWaitTimeMills"] = "0"
+	m["queryThreadPoolQueueHeadWaitTimeMills"] = "0"
+	m["earliestMessageTimeStamp"] = strconv.FormatInt(b.store.EarliestMessageTimeOfStore(), 10)
+	m["startAcceptSendRequestTimeStamp"] = strconv.FormatInt(cfg.StartAcceptSendRequestTimeStamp, 10)
+	if _, ok := m["remainTransientStoreBufferNumbs"]; !ok {
+		m["remainTransientStoreBufferNumbs"] = strconv.Itoa(runtimeMaxInt)
+	}
+	return m
+}
+
+// runtimeMaxInt is Integer.MAX_VALUE, what remainTransientStoreBufferNumbs
+// reports without a transient store pool.
+const runtimeMaxInt = 1<<31 - 1
+
+func orZero(s string) string {
+	if s == "" {
+		return "0"
+	}
+	return s
+}
+
+// sendQueueHeadWait is headSlowTimeMills4SendThreadPoolQueue: how long the
+// oldest queued send has waited, in ms.
+func (b *Broker) sendQueueHeadWait() int64 {
+	q := b.sendQueue
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.queue) == 0 {
+		return 0
+	}
+	return time.Since(q.queue[0].enq).Milliseconds()
+}
+
+// getSystemTopicList is GET_SYSTEM_TOPIC_LIST_FROM_BROKER: TopicValidator's
+// system topic set.
+func (p *adminProcessor) getSystemTopicList(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	names := []string{topic.AutoCreateTopicKeyTopic, topic.ScheduleTopic, topic.BenchmarkTopic, topic.TransHalfTopic,
+		topic.TraceTopic, topic.TransOpHalfTopic, topic.TransCheckMaxTimeTopic, topic.SelfTestTopic,
+		topic.OffsetMovedEventTopic}
+	body.SortJavaHashOrder(names)
+	tl := body.TopicList{TopicList: names}
+	resp := success()
+	resp.Body = tl.Encode()
+	return resp, nil
+}
