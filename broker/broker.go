@@ -17,11 +17,13 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker/client"
+	"github.com/rocketmq-go/rmq/broker/filter"
 	"github.com/rocketmq-go/rmq/broker/offset"
 	"github.com/rocketmq-go/rmq/broker/outapi"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/broker/subscription"
 	"github.com/rocketmq-go/rmq/broker/topic"
+	"github.com/rocketmq-go/rmq/internal/configfile"
 	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -110,6 +112,7 @@ type Broker struct {
 	consumers *client.ConsumerManager
 	producers *client.ProducerManager
 	locks     *client.RebalanceLockManager
+	filters   *filter.ConsumerFilterManager
 
 	housekeeping *client.Housekeeping                     // channel events + expiry scan
 	idsDefault   *client.DefaultConsumerIdsChangeListener // NOTIFY_CONSUMER_IDS_CHANGED sender
@@ -213,6 +216,8 @@ func (b *Broker) initConfigs(opts Options) error {
 	switch {
 	case opts.FastListenAddr != "":
 		fast.ListenAddr = opts.FastListenAddr
+	case b.srvCfg.ListenAddr == "" && fast.ListenPort <= 0:
+		fast.ListenAddr = ":0" // listenPort 0 (or 1, 2): the fast server takes an ephemeral port too
 	case b.srvCfg.ListenAddr != "":
 		host, port, err := net.SplitHostPort(b.srvCfg.ListenAddr)
 		if err != nil {
@@ -256,8 +261,10 @@ func (b *Broker) initManagers() error {
 	b.subs = subscription.New(filepath.Join(dir, "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup, b.lg.Named("subscription"))
 	b.offsets = offset.New(filepath.Join(dir, "consumerOffset.json"), b.lg.Named("offset"))
 	copts := client.Options{Logger: b.lg.Named("client")}
+	b.filters = filter.NewConsumerFilterManager(b.lg.Named("filter"), nil)
 	b.idsDefault = &client.DefaultConsumerIdsChangeListener{
 		NotifyEnabled: func() bool { return b.Config().NotifyConsumerIdsChangedEnable },
+		Filters:       b.filters,
 		Logger:        b.lg.Named("client"),
 	}
 	b.consumers = client.NewConsumerManager(client.ListenerFunc(b.onConsumerIdsChanged), copts)
@@ -265,7 +272,7 @@ func (b *Broker) initManagers() error {
 	b.housekeeping = client.NewHousekeeping(b.producers, b.consumers, 0)
 	b.locks = client.NewRebalanceLockManager(client.RebalanceLockMaxLiveTime, copts)
 	var errs []error
-	for _, load := range []func() error{b.topics.Load, b.subs.Load, b.offsets.Load} {
+	for _, load := range []func() error{b.topics.Load, b.subs.Load, b.offsets.Load, b.loadFilters} {
 		errs = append(errs, load())
 	}
 	return errors.Join(errs...)
@@ -419,7 +426,21 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 }
 
 func (b *Broker) persistAll() []error {
-	return []error{b.topics.Persist(), b.subs.Persist(), b.offsets.Persist()}
+	return []error{b.topics.Persist(), b.subs.Persist(), b.offsets.Persist(), b.persistFilters()}
+}
+
+// filterPath is <root>/config/consumerFilter.json.
+func (b *Broker) filterPath() string {
+	return filepath.Join(b.storeCfg.ConfigDir(), "consumerFilter.json")
+}
+
+func (b *Broker) loadFilters() error {
+	_, err := configfile.Load(b.filterPath(), b.filters.Decode)
+	return err
+}
+
+func (b *Broker) persistFilters() error {
+	return configfile.Persist(b.filterPath(), b.filters.Encode())
 }
 
 func waitCtx(ctx context.Context, wg *sync.WaitGroup) error {
@@ -476,6 +497,9 @@ func (b *Broker) Producers() *client.ProducerManager { return b.producers }
 
 // Locks returns the rebalance lock manager.
 func (b *Broker) Locks() *client.RebalanceLockManager { return b.locks }
+
+// Filters returns the consumer filter manager (SQL92 subscriptions).
+func (b *Broker) Filters() *filter.ConsumerFilterManager { return b.filters }
 
 // OuterAPI returns the client toward name servers and the master.
 func (b *Broker) OuterAPI() *outapi.API { return b.outAPI }
@@ -600,6 +624,14 @@ func (b *Broker) startHousekeeping() {
 			}
 			if !b.sleepOrStop(time.Duration(b.Config().FlushConsumerOffsetInterval) * time.Millisecond) {
 				return
+			}
+		}
+	})
+	b.goFunc(func() { // consumerFilterManager.persist every 10 s, dropping long-dead data
+		for b.sleepOrStop(10 * time.Second) {
+			b.filters.Clean(time.Duration(b.Config().FilterDataCleanTimeSpan) * time.Millisecond)
+			if err := b.persistFilters(); err != nil {
+				b.lg.Error("persist consumer filters", zap.Error(err))
 			}
 		}
 	})

@@ -1,0 +1,123 @@
+// Command mqbroker runs the broker, like Apache RocketMQ's BrokerStartup:
+// -c config file, -n name server address list, -p print all settings,
+// -m print the important ones, -h help.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/props"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
+
+// run parses args, loads the configuration and serves until SIGINT/SIGTERM
+// or until stop is closed (tests).
+func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
+	fs := flag.NewFlagSet("mqbroker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	confFile := fs.String("c", "", "Broker config properties file")
+	printAll := fs.Bool("p", false, "Print all config item")
+	printImportant := fs.Bool("m", false, "Print important config item")
+	nsAddr := fs.String("n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	cfgs := broker.NewStartupConfigs()
+	if err := loadFile(*confFile, cfgs, stderr); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 255
+	}
+	if *nsAddr != "" {
+		props.Bind(map[string]string{"namesrvAddr": *nsAddr}, cfgs.Broker)
+	}
+	if err := cfgs.ApplyOverrides(); err != nil {
+		fmt.Fprintln(stdout, err)
+		return 253
+	}
+	if *printAll || *printImportant {
+		props.Print(stdout, *printImportant && !*printAll, cfgs.Targets()...)
+		return 0
+	}
+	lg, err := zap.NewProduction()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 255
+	}
+	defer func() { _ = lg.Sync() }()
+	if cfgs.Broker.RocketmqHome == "" {
+		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java broker")
+	}
+	return serve(cfgs, lg, stdout, stop)
+}
+
+// loadFile binds the -c properties file onto every config, as Java does.
+func loadFile(path string, cfgs *broker.StartupConfigs, stderr io.Writer) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	m, err := props.Parse(f)
+	if err != nil {
+		return err
+	}
+	for _, w := range props.Bind(m, cfgs.Targets()...) {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	return nil
+}
+
+func serve(cfgs *broker.StartupConfigs, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {
+	b, err := broker.New(cfgs.Broker, cfgs.Store, broker.Options{
+		ServerConfig: cfgs.Server, ClientConfig: cfgs.Client, Logger: lg,
+	})
+	if err != nil {
+		lg.Error("create broker failed", zap.Error(err))
+		return 253
+	}
+	if err := b.Start(); err != nil {
+		lg.Error("start broker failed", zap.Error(err))
+		shutdown(b, lg)
+		return 255
+	}
+	tip := fmt.Sprintf("The broker[%s, %s] boot success. serializeType=JSON", cfgs.Broker.BrokerName, b.BrokerAddr())
+	if cfgs.Broker.NamesrvAddr != "" {
+		tip += " and name server is " + cfgs.Broker.NamesrvAddr
+	}
+	fmt.Fprintln(stdout, tip)
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
+	select {
+	case <-ctx.Done():
+	case <-stop:
+	}
+	return shutdown(b, lg)
+}
+
+func shutdown(b *broker.Broker, lg *zap.Logger) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		lg.Error("shutdown failed", zap.Error(err))
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestMQBrokerApacheConfsLoadWithoutWarnings(t *testing.T) {
+	files, err := filepath.Glob("../../broker/testdata/conf/*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no conf files: %v", err)
+	}
+	for _, f := range files {
+		var out, errOut bytes.Buffer
+		if rc := run([]string{"-c", f, "-p"}, &out, &errOut, nil); rc != 0 {
+			t.Fatalf("%s: exit %d: %s", f, rc, errOut.String())
+		}
+		if errOut.Len() != 0 {
+			t.Errorf("%s: warnings:\n%s", f, errOut.String())
+		}
+		if !strings.Contains(out.String(), "brokerName=") || !strings.Contains(out.String(), "haListenPort=") {
+			t.Errorf("%s: -p output lacks keys:\n%s", f, out.String())
+		}
+	}
+}
+
+func TestMQBrokerPrintImportant(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"-m", "-n", "127.0.0.1:9876"}, &out, &errOut, nil); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	s := out.String()
+	if !strings.Contains(s, "namesrvAddr=127.0.0.1:9876") || strings.Contains(s, "sendMessageThreadPoolNums") {
+		t.Fatalf("-m output:\n%s", s)
+	}
+}
+
+func TestMQBrokerSlaveNeedsBrokerID(t *testing.T) {
+	var out, errOut bytes.Buffer
+	f := filepath.Join(t.TempDir(), "slave.conf")
+	if err := os.WriteFile(f, []byte("brokerRole=SLAVE\nbrokerId=0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rc := run([]string{"-c", f}, &out, &errOut, nil); rc == 0 || !strings.Contains(out.String(), "Slave's brokerId must be > 0") {
+		t.Fatalf("exit %d out %q", rc, out.String())
+	}
+}
+
+func TestMQBrokerServesApacheConf(t *testing.T) {
+	ns := testutil.StartNamesrv(t)
+	src, err := os.ReadFile("../../broker/testdata/conf/2m-noslave_broker-a.properties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := string(src) + fmt.Sprintf("\nstorePathRootDir=%s\nlistenPort=0\nbrokerIP1=127.0.0.1\nmappedFileSizeCommitLog=67108864\n", t.TempDir())
+	f := filepath.Join(t.TempDir(), "broker.conf")
+	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"-c", f, "-n", ns.Addr().String()}, &out, &errOut, stop) }()
+	testutil.Eventually(t, 20*time.Second, func() error {
+		if strings.Contains(out.String(), "boot success") {
+			return nil
+		}
+		select {
+		case rc := <-done:
+			t.Fatalf("exited %d: %s %s", rc, out.String(), errOut.String())
+		default:
+		}
+		return fmt.Errorf("not started: %q", out.String())
+	})
+	if !strings.Contains(out.String(), "The broker[broker-a, 127.0.0.1:") || !strings.Contains(out.String(), "and name server is "+ns.Addr().String()) {
+		t.Fatalf("boot line %q", out.String())
+	}
+	c := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
+	defer func() { _ = c.Shutdown(context.Background()) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := c.InvokeSync(ctx, ns.Addr().String(), codec.NewRequest(code.GetRouteinfoByTopic, map[string]string{"topic": "TBW102"}, nil))
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("route of TBW102: %v %+v", err, resp)
+	}
+	close(stop)
+	select {
+	case rc := <-done:
+		if rc != 0 {
+			t.Fatalf("exit %d: %s", rc, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no exit after stop")
+	}
+}
+
+func TestMQBrokerHAListenPortFollowsListenPort(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "b.conf")
+	if err := os.WriteFile(f, []byte("listenPort=20911\nhaListenPort=5\nbrokerId=3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if rc := run([]string{"-c", f, "-p"}, &out, &errOut, nil); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	// Java: haListenPort = listenPort + 1 always; a master's brokerId is 0.
+	for _, want := range []string{"haListenPort=20912", "listenPort=20911", "brokerId=0"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("-p output lacks %q", want)
+		}
+	}
+}
