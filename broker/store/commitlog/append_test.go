@@ -188,14 +188,14 @@ func (f *fakeReplica) WaitReplicated(off int64, timeout time.Duration, done func
 		go done(true)
 		return
 	}
-	time.AfterFunc(timeout, func() { done(false) })
+	time.AfterFunc(50*time.Millisecond, func() { done(false) }) // shorter than timeout
 }
 
 func TestCommitLogSyncFlushAndReplica(t *testing.T) {
 	cfg := testConfig(t.TempDir(), 1<<20)
 	cfg.SyncFlush = true
 	cfg.SyncMaster = true
-	cfg.SyncFlushTimeout = 200 * time.Millisecond
+	cfg.SyncFlushTimeout = 5 * time.Second
 	c, _ := openLog(t, cfg, nil, false)
 	if r := c.PutMessage(newMsg("S", 0, "a", "")); r.Status != SlaveNotAvailable {
 		t.Fatalf("no HA: %v", r.Status)

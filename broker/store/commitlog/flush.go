@@ -134,13 +134,11 @@ type flushReq struct {
 	done   func(PutMessageStatus)
 }
 
+// complete reports s once. It does not touch r.timer: the timer callback
+// calls it too, and only the group-commit goroutine (ordered after submit
+// by g.mu) stops the timer.
 func (r *flushReq) complete(s PutMessageStatus) {
-	r.once.Do(func() {
-		if r.timer != nil {
-			r.timer.Stop()
-		}
-		r.done(s)
-	})
+	r.once.Do(func() { r.done(s) })
 }
 
 func newGroupCommit(c *CommitLog) *groupCommit {
@@ -159,8 +157,8 @@ func (g *groupCommit) submit(offset int64, done func(PutMessageStatus)) {
 		}
 		return
 	}
-	r.timer = time.AfterFunc(g.c.cfg.SyncFlushTimeout, func() { r.complete(FlushDiskTimeout) })
 	g.mu.Lock()
+	r.timer = time.AfterFunc(g.c.cfg.SyncFlushTimeout, func() { r.complete(FlushDiskTimeout) })
 	g.reqs = append(g.reqs, r)
 	g.mu.Unlock()
 	g.svc.Wakeup()
@@ -199,6 +197,7 @@ func (g *groupCommit) run(context.Context) {
 	g.c.recordFlushTimestamp()
 	flushed := q.FlushedWhere()
 	for _, r := range reqs {
+		r.timer.Stop()
 		if flushed >= r.offset {
 			r.complete(PutOK)
 		} else {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zaptest"
+
 	"github.com/rocketmq-go/rmq/broker/store/checkpoint"
 	"github.com/rocketmq-go/rmq/internal/wait"
 )
@@ -38,5 +40,37 @@ func TestCommitLogAsyncFlushAdvancesAndRecordsCheckpoint(t *testing.T) {
 			}
 			return nil
 		})
+	}
+}
+
+// TestCommitLogSyncFlushTimeout: a group commit that does not cover the
+// message within syncFlushTimeout reports FLUSH_DISK_TIMEOUT (the flush
+// service is deliberately not started), and the message is still stored.
+func TestCommitLogSyncFlushTimeout(t *testing.T) {
+	cfg := testConfig(t.TempDir(), 1<<20)
+	cfg.SyncFlush = true
+	cfg.SyncFlushTimeout = 50 * time.Millisecond
+	c, err := New(cfg, nil, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RecoverNormally(); err != nil {
+		t.Fatal(err)
+	}
+	r := c.PutMessage(newMsg("T", 0, "slow disk", ""))
+	if r.Status != FlushDiskTimeout || r.Append.WroteBytes == 0 {
+		t.Fatalf("status %v", r.Status)
+	}
+	if _, err := c.LookMessageByOffset(r.Append.WroteOffset); err != nil {
+		t.Fatalf("message not stored: %v", err)
+	}
+	if err := c.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if c.FlushedWhere() != r.Append.WroteOffset+int64(r.Append.WroteBytes) {
+		t.Fatal("shutdown did not flush")
 	}
 }
