@@ -1,0 +1,129 @@
+// Command mqstandalone runs a name server and a broker in one process with
+// an embedded default configuration: the name server on 9876, the broker on
+// 10911 (fast port 10909) storing under ~/store, registered with the
+// embedded name server. -c applies a broker.conf over the defaults; -nsport
+// moves the name server (0: any free port).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/props"
+	"github.com/rocketmq-go/rmq/namesrv"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
+
+func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
+	fs := flag.NewFlagSet("mqstandalone", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	confFile := fs.String("c", "", "Broker config properties file applied over the embedded defaults")
+	nsPort := fs.Int("nsport", namesrv.DefaultListenPort, "Name server listen port (0: any free port)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	cfgs := broker.NewStartupConfigs()
+	if err := loadFile(*confFile, cfgs, stderr); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 255
+	}
+	if err := cfgs.ApplyOverrides(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 253
+	}
+	lg, err := zap.NewProduction()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 255
+	}
+	defer func() { _ = lg.Sync() }()
+	ns, err := startNamesrv(*nsPort, cfgs.Store.StorePathRootDir, lg.Named("namesrv"))
+	if err != nil {
+		lg.Error("start name server failed", zap.Error(err))
+		return 255
+	}
+	defer shutdown("name server", ns.Shutdown, lg)
+	nsAddr := "127.0.0.1:" + strconv.Itoa(ns.Addr().(*net.TCPAddr).Port)
+	fmt.Fprintf(stdout, "The Name Server boot success. serializeType=JSON, listening on %s\n", nsAddr)
+	if cfgs.Broker.NamesrvAddr == "" {
+		cfgs.Broker.NamesrvAddr = nsAddr
+	}
+	b, err := broker.New(cfgs.Broker, cfgs.Store, broker.Options{ServerConfig: cfgs.Server, ClientConfig: cfgs.Client, Logger: lg.Named("broker")})
+	if err != nil {
+		lg.Error("create broker failed", zap.Error(err))
+		return 253
+	}
+	defer shutdown("broker", b.Shutdown, lg)
+	if err := b.Start(); err != nil {
+		lg.Error("start broker failed", zap.Error(err))
+		return 255
+	}
+	fmt.Fprintf(stdout, "The broker[%s, %s] boot success. serializeType=JSON and name server is %s (store %s, fast port %s)\n",
+		cfgs.Broker.BrokerName, b.BrokerAddr(), cfgs.Broker.NamesrvAddr, cfgs.Store.StorePathRootDir, b.FastAddr())
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer cancel()
+	select {
+	case <-ctx.Done():
+	case <-stop:
+	}
+	return 0
+}
+
+// startNamesrv starts the embedded name server, its KV config beside the store.
+func startNamesrv(port int, storeRoot string, lg *zap.Logger) (*namesrv.Namesrv, error) {
+	cfg := namesrv.NewNamesrvConfig()
+	cfg.KVConfigPath = filepath.Join(storeRoot, "namesrv", "kvConfig.json")
+	srv := namesrv.NewNettyServerConfig()
+	srv.ListenPort = port
+	srv.ListenAddr = ":" + strconv.Itoa(port)
+	ns, err := namesrv.New(cfg, srv, lg)
+	if err != nil {
+		return nil, err
+	}
+	return ns, ns.Start()
+}
+
+// loadFile binds a broker.conf onto the broker's configs, as mqbroker -c.
+func loadFile(path string, cfgs *broker.StartupConfigs, stderr io.Writer) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	m, err := props.Parse(f)
+	if err != nil {
+		return err
+	}
+	for _, w := range props.Bind(m, cfgs.Targets()...) {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	return nil
+}
+
+func shutdown(what string, f func(context.Context) error, lg *zap.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := f(ctx); err != nil {
+		lg.Error("shutdown failed", zap.String("component", what), zap.Error(err))
+	}
+}
