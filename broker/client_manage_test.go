@@ -276,4 +276,3 @@ func TestBrokerClientCheckClientConfig(t *testing.T) {
 		})
 	}
 }
-
