@@ -32,7 +32,9 @@ func lockedSet(t *testing.T, resp *codec.RemotingCommand) map[int32]bool {
 func TestBrokerLockBatchMQ(t *testing.T) {
 	b := testutil.StartBroker(t, "")
 	cc := newCMClient(t, b.Addr().String(), "A")
-	mq := func(q int32) body.MessageQueue { return body.MessageQueue{Topic: "TopicL", BrokerName: "broker-a", QueueID: q} }
+	mq := func(q int32) body.MessageQueue {
+		return body.MessageQueue{Topic: "TopicL", BrokerName: "broker-a", QueueID: q}
+	}
 	got := lockedSet(t, cc.call(lockReq(code.LockBatchMq, "cgL", "A", mq(0), mq(1))))
 	if !got[0] || !got[1] || len(got) != 2 {
 		t.Fatalf("A locked %v", got)
