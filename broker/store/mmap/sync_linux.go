@@ -5,22 +5,17 @@ package mmap
 import (
 	"os"
 	"syscall"
-	"unsafe"
 )
 
-const msSync = 0x4 // MS_SYNC
-
-// syncRange writes back data[from:to] of the mapping of f (msync MS_SYNC,
-// like MappedByteBuffer.force).
-func syncRange(f *os.File, data []byte, from, to int) error {
-	const page = 4096
-	from &^= page - 1
+// syncRange makes data[from:to] of the mapping of f durable. Linux writes
+// back pages dirtied through a shared mapping on fdatasync, and measured
+// group commits were about twice as fast with it as with msync(MS_SYNC) on
+// the range (BenchmarkCommitLogSyncFlush, 16 and 128 writers), so the whole
+// file is fdatasync'ed; only one file is written at a time, so the extra
+// range is clean.
+func syncRange(f *os.File, _ []byte, from, to int) error {
 	if to <= from {
 		return nil
 	}
-	_, _, e := syscall.Syscall(syscall.SYS_MSYNC, uintptr(unsafe.Pointer(&data[from])), uintptr(to-from), msSync)
-	if e != 0 {
-		return f.Sync()
-	}
-	return nil
+	return syscall.Fdatasync(int(f.Fd()))
 }
