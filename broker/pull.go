@@ -165,9 +165,9 @@ func (p *pullProcessor) subscription(pl *pullPlan) *codec.RemotingCommand {
 		return codec.NewResponse(code.SystemError, "The broker does not support consumer to filter message by "+pl.sub.ExpressionType)
 	}
 	if p.b.Config().FilterSupportRetry {
-		pl.filter = filter.NewExpressionForRetryMessageFilter(pl.sub, fd, p.b.filterManager(), p.lg)
+		pl.filter = filter.NewExpressionForRetryMessageFilter(pl.sub, fd, p.b.Filters(), p.lg)
 	} else {
-		pl.filter = filter.NewExpressionMessageFilter(pl.sub, fd, p.b.filterManager(), p.lg)
+		pl.filter = filter.NewExpressionMessageFilter(pl.sub, fd, p.b.Filters(), p.lg)
 	}
 	return nil
 }
@@ -207,10 +207,7 @@ func (p *pullProcessor) registeredSubscription(h *header.PullMessageRequestHeade
 	if isTagType(sub.ExpressionType) {
 		return sub, nil, nil
 	}
-	var fd *filter.ConsumerFilterData
-	if fm := p.b.filterManager(); fm != nil {
-		fd = fm.Get(h.Topic, h.ConsumerGroup)
-	}
+	fd := p.b.Filters().Get(h.Topic, h.ConsumerGroup)
 	if fd == nil {
 		return nil, nil, codec.NewResponse(code.FilterDataNotExist, "The broker's consumer filter data is not exist!Your expression may be wrong!")
 	}
@@ -383,15 +380,3 @@ var ownSerializeType = sync.OnceValue(func() codec.SerializeType {
 	}
 	return codec.JSON
 })
-
-// filterManager is the broker's ConsumerFilterManager (b.Filters(), which
-// the broker core provides); nil while the core has none, and then SQL92
-// subscriptions registered by heartbeat answer FILTER_DATA_NOT_EXIST.
-func (b *Broker) filterManager() *filter.ConsumerFilterManager {
-	if f, ok := any(b).(interface {
-		Filters() *filter.ConsumerFilterManager
-	}); ok {
-		return f.Filters()
-	}
-	return nil
-}
