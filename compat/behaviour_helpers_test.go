@@ -189,3 +189,19 @@ func decodeRecords(t *testing.T, data []byte) []*message.MessageExt {
 	}
 	return msgs
 }
+
+// waitMaxOffset polls GET_MAX_OFFSET until the queue's consume queue holds
+// want entries (the store dispatches to consume queues asynchronously).
+func (tg *target) waitMaxOffset(t *testing.T, topic string, qid int, want int64) {
+	t.Helper()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		resp, err := tg.call(tg.BrokerAddr, codec.NewRequest(code.GetMaxOffset, map[string]string{"topic": topic, "queueId": strconv.Itoa(qid)}, nil))
+		if err != nil {
+			return err
+		}
+		if resp.Code != code.Success || resp.Ext("offset") != strconv.FormatInt(want, 10) {
+			return fmt.Errorf("GET_MAX_OFFSET %s/%d: code %d offset %q, want %d", topic, qid, resp.Code, resp.Ext("offset"), want)
+		}
+		return nil
+	})
+}
