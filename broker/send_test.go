@@ -303,3 +303,29 @@ func TestBrokerUnknownCode(t *testing.T) {
 		t.Fatalf("remark %q", resp.Remark)
 	}
 }
+
+func TestBrokerSendFlushAndReplicaModes(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flush store.FlushDiskType
+		role  store.BrokerRole
+		want  int32
+	}{
+		{"syncFlush", store.SyncFlush, store.AsyncMaster, code.Success},
+		{"syncMasterNoSlave", store.AsyncFlush, store.SyncMaster, code.SlaveNotAvailable},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := testutil.StartBroker(t, "", func(_ *broker.BrokerConfig, s *store.MessageStoreConfig) {
+				s.FlushDiskType, s.BrokerRole = tc.flush, tc.role
+			})
+			c := newClient(t)
+			resp := invoke(t, c, b.Addr().String(), sendRequest(code.SendMessageV2, sendHeader("TopicFlush", 0, nil), []byte("x")))
+			wantCode(t, resp, tc.want)
+			// Stored either way: the header carries the offsets.
+			if resp.Ext("queueOffset") != "0" || resp.Ext("msgId") == "" {
+				t.Fatalf("ext %v", resp.ExtFields)
+			}
+			readBack(t, b, "TopicFlush", 0, 0)
+		})
+	}
+}

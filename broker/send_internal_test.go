@@ -1,0 +1,64 @@
+package broker
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+)
+
+func TestBrokerSendPutStatusMapping(t *testing.T) {
+	b := &Broker{storeCfg: store.NewMessageStoreConfig()}
+	for _, tc := range []struct {
+		st     commitlog.PutMessageStatus
+		code   int32
+		stored bool
+		remark string
+	}{
+		{commitlog.PutOK, code.Success, true, ""},
+		{commitlog.FlushDiskTimeout, code.FlushDiskTimeout, true, ""},
+		{commitlog.FlushSlaveTimeout, code.FlushSlaveTimeout, true, ""},
+		{commitlog.SlaveNotAvailable, code.SlaveNotAvailable, true, ""},
+		{commitlog.CreateMappedFileFailed, code.SystemError, false, "create mapped file failed, server is busy or broken."},
+		{commitlog.MessageIllegal, code.MessageIllegal, false, "the message is illegal, maybe msg body or properties length not matched. msg body length limit 4194304B, msg properties length limit 32KB."},
+		{commitlog.PropertiesSizeExceeded, code.MessageIllegal, false, "the message is illegal"},
+		{commitlog.ServiceNotAvailable, code.ServiceNotAvailable, false, "service not available now. It may be caused by one of the following reasons: the broker's disk is full ["},
+		{commitlog.OSPageCacheBusy, code.SystemError, false, "[PC_SYNCHRONIZED]broker busy, start flow control for a while"},
+		{commitlog.UnknownError, code.SystemError, false, "UNKNOWN_ERROR"},
+		{commitlog.PutMessageStatus(99), code.SystemError, false, "UNKNOWN_ERROR DEFAULT"},
+	} {
+		c, remark, ok := b.putStatusResponse(tc.st)
+		if c != tc.code || ok != tc.stored || !strings.HasPrefix(remark, tc.remark) {
+			t.Errorf("%v: got %d %q %v", tc.st, c, remark, ok)
+		}
+	}
+}
+
+func TestBrokerSendHelpers(t *testing.T) {
+	tc := body.TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 2, Perm: 7, TopicFilterType: "SINGLE_TAG"}
+	want := "TopicConfig [topicName=T, readQueueNums=4, writeQueueNums=2, perm=RWX, topicFilterType=SINGLE_TAG, topicSysFlag=0, order=false]"
+	if got := topicConfigString(&tc); got != want {
+		t.Errorf("topicConfigString %q", got)
+	}
+	if perm2String(4) != "R--" || perm2String(2) != "-W-" || perm2String(0) != "---" {
+		t.Error("perm2String")
+	}
+	props := message.MarshalProperties(map[string]string{"WAIT": "true", "TAGS": "a", "CLUSTER": "x"})
+	got := message.UnmarshalProperties(storedProperties(props, "DefaultCluster"))
+	if got["WAIT"] != "" || got["TAGS"] != "a" || got["CLUSTER"] != "DefaultCluster" || len(got) != 2 {
+		t.Errorf("storedProperties %v", got)
+	}
+	sep := string(message.PropertySeparator)
+	if joinBatchProperties("a\x01b", "c\x01d") != "a\x01b"+sep+"c\x01d" ||
+		joinBatchProperties("a\x01b"+sep, "c\x01d") != "a\x01b"+sep+"c\x01d" ||
+		joinBatchProperties("", "c\x01d") != "c\x01d" || joinBatchProperties("a\x01b", "") != "a\x01b" {
+		t.Error("joinBatchProperties")
+	}
+	if sysFlagFor(0, "MULTI_TAG") != message.SysFlagMultiTags || sysFlagFor(4, "SINGLE_TAG") != 4 {
+		t.Error("sysFlagFor")
+	}
+}
