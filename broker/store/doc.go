@@ -55,8 +55,7 @@
 //
 // Known differences from Java: the consume-queue extension
 // (enableConsumeQueueExt), LMQ/multi-dispatch, DLedger and the transient
-// store pool are not implemented; putLatency99/999 are absent from
-// RuntimeInfo. Like Java 4.9.8, a lookup of an unknown queue creates an
+// store pool are not implemented. Like Java 4.9.8, a lookup of an unknown queue creates an
 // empty one, so GetMessage never reports NO_MATCHED_LOGIC_QUEUE.
 //
 // Usage:

@@ -6,6 +6,7 @@ package store
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +22,75 @@ const maxSamples = 600
 var putTimeDesc = [...]string{"[<=0ms]", "[0~10ms]", "[10~50ms]", "[50~100ms]", "[100~200ms]", "[200~500ms]",
 	"[500ms~1s]", "[1~2s]", "[2~3s]", "[3~4s]", "[4~5s]", "[5~10s]", "[10s~]"}
 
-var putTimeBounds = [...]int64{0, 10, 50, 100, 200, 500, 1000, 2000, 3000, 4000, 5000, 10000}
+// putTimeBounds are the upper limits (exclusive, ms) of putTimeDesc[1:].
+var putTimeBounds = [...]int64{10, 50, 100, 200, 500, 1000, 2000, 3000, 4000, 5000, 10000}
+
+// latencyBuckets are the upper bounds (inclusive, ms) of the put latency
+// histogram (PUT_MESSAGE_ENTIRE_TIME_BUCKETS: steps of 1 up to 20, 2 up to
+// 50, 5 up to 100, 10 up to 200, 50 up to 500, 100 up to 1000, 1000 up to
+// 10000, then Long.MAX_VALUE).
+var latencyBuckets = func() []int64 {
+	var out []int64
+	idx := int64(0)
+	for _, st := range [][2]int64{{1, 20}, {2, 15}, {5, 10}, {10, 10}, {50, 6}, {100, 5}, {1000, 9}} {
+		for i := int64(0); i < st[1]; i++ {
+			idx += st[0]
+			out = append(out, idx)
+		}
+	}
+	return append(out, math.MaxInt64)
+}()
+
+// putGeneration is one minute of put latency counters (Java rotates them
+// every printTPSInterval, 60 s, and reports the previous minute).
+type putGeneration struct {
+	dist    [len(putTimeDesc)]atomic.Int64
+	buckets []atomic.Int64 // parallel to latencyBuckets
+}
+
+func newPutGeneration() *putGeneration {
+	return &putGeneration{buckets: make([]atomic.Int64, len(latencyBuckets))}
+}
+
+// add counts one put of ms milliseconds.
+func (g *putGeneration) add(ms int64) {
+	i := 0
+	if ms > 0 {
+		i = 1
+		for i-1 < len(putTimeBounds) && ms >= putTimeBounds[i-1] {
+			i++
+		}
+	}
+	g.dist[i].Add(1)
+	b, _ := slices.BinarySearch(latencyBuckets, ms)
+	g.buckets[b].Add(1)
+}
+
+// percentile is findPutMessageEntireTimePX over the generation.
+func (g *putGeneration) percentile(px float64) float64 {
+	total := int64(0)
+	for i := range g.buckets {
+		total += g.buckets[i].Load()
+	}
+	pxIndex := int64(float64(total) * px)
+	pass := int64(0)
+	for i := range g.buckets {
+		count := g.buckets[i].Load()
+		if pxIndex > pass+count {
+			pass += count
+			continue
+		}
+		rel, prev := float64(pxIndex-pass), int64(0)
+		if i > 0 {
+			prev = latencyBuckets[i-1]
+		}
+		if count == 0 {
+			return float64(prev)
+		}
+		return float64(prev) + float64(latencyBuckets[i]-prev)*rel/float64(count)
+	}
+	return 0
+}
 
 type snapshot struct {
 	ms                                int64
@@ -36,13 +105,20 @@ type storeStats struct {
 	getTransferred                 atomic.Int64
 	putMaxMs, getMaxMs             atomic.Int64
 	dispatchMaxBuffer, lastCQFlush atomic.Int64
-	putDist                        [len(putTimeDesc)]atomic.Int64
+
+	curPut    atomic.Pointer[putGeneration] // counting now
+	lastPut   atomic.Pointer[putGeneration] // previous minute (nil at first)
+	lastPrint time.Time                     // last rotation (mu)
 
 	mu      sync.Mutex // guards samples
 	samples []snapshot
 }
 
-func newStoreStats(now time.Time) *storeStats { return &storeStats{boot: now} }
+func newStoreStats(now time.Time) *storeStats {
+	st := &storeStats{boot: now, lastPrint: now}
+	st.curPut.Store(newPutGeneration())
+	return st
+}
 
 // putDone records one finished put (Java asyncPutMessage thenAccept and the
 // CommitLog's per-topic counters).
@@ -54,11 +130,7 @@ func (st *storeStats) putDone(topic string, r commitlog.PutMessageResult, elapse
 			break
 		}
 	}
-	i := 0
-	for i < len(putTimeBounds) && ms > putTimeBounds[i] {
-		i++
-	}
-	st.putDist[i].Add(1)
+	st.curPut.Load().add(ms)
 	if r.Status != commitlog.PutOK {
 		st.putFailed.Add(1)
 	}
@@ -92,6 +164,10 @@ func (st *storeStats) sample(now time.Time) {
 		getFound: st.getFound.Load(), getMiss: st.getMiss.Load(), transfers: st.getTransferred.Load()})
 	if len(st.samples) > maxSamples+1 {
 		st.samples = st.samples[1:]
+	}
+	if now.Sub(st.lastPrint) > time.Minute {
+		st.lastPrint = now
+		st.lastPut.Store(st.curPut.Swap(newPutGeneration()))
 	}
 }
 
@@ -141,12 +217,27 @@ func (st *storeStats) runtime(now time.Time) string {
 	return fmt.Sprintf("[ %d days, %d hours, %d minutes, %d seconds ]", d/day, d%day/hour, d%hour/minute, d%minute/sec)
 }
 
+// distString is putMessageDistributeTime: the previous minute's counts,
+// "null" during the first minute as in Java.
 func (st *storeStats) distString() string {
+	g := st.lastPut.Load()
+	if g == nil {
+		return "null"
+	}
 	var b strings.Builder
 	for i, d := range putTimeDesc {
-		fmt.Fprintf(&b, "%s:%d ", d, st.putDist[i].Load())
+		fmt.Fprintf(&b, "%s:%d ", d, g.dist[i].Load())
 	}
 	return b.String()
+}
+
+// latency is putLatency99 / putLatency999 over the previous minute.
+func (st *storeStats) latency(px float64) string {
+	v := 0.0
+	if g := st.lastPut.Load(); g != nil {
+		v = g.percentile(px)
+	}
+	return fmt.Sprintf("%.2f", v)
 }
 
 // RuntimeInfo is the store part of GET_BROKER_RUNTIME_INFO (Java
@@ -172,6 +263,8 @@ func (s *DefaultMessageStore) RuntimeInfo() map[string]string {
 		"getMissTps":               st.tpsString(func(x snapshot) int64 { return x.getMiss }),
 		"getTotalTps":              st.tpsString(func(x snapshot) int64 { return x.getFound + x.getMiss }),
 		"getTransferedTps":         st.tpsString(func(x snapshot) int64 { return x.transfers }),
+		"putLatency99":             st.latency(0.99),
+		"putLatency999":            st.latency(0.999),
 		"commitLogMinOffset":       strconv.FormatInt(s.MinPhyOffset(), 10),
 		"commitLogMaxOffset":       strconv.FormatInt(s.MaxPhyOffset(), 10),
 		"dispatchBehindBytes":      strconv.FormatInt(s.DispatchBehindBytes(), 10),
