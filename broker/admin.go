@@ -15,15 +15,19 @@ package broker
 // INVOKE_BROKER_TO_RESET_OFFSET, and it is reproduced there.
 
 import (
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/broker/schedule"
 	"github.com/rocketmq-go/rmq/broker/topic"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/remoting"
@@ -346,6 +350,18 @@ func (p *adminProcessor) runtimeInfo() map[string]string {
 	m["queryThreadPoolQueueHeadWaitTimeMills"] = "0"
 	m["earliestMessageTimeStamp"] = strconv.FormatInt(b.store.EarliestMessageTimeOfStore(), 10)
 	m["startAcceptSendRequestTimeStamp"] = strconv.FormatInt(cfg.StartAcceptSendRequestTimeStamp, 10)
+	if t := b.DelayOffsets(); t != nil {
+		for level, off := range t.Snapshot() {
+			maxOff := b.store.MaxOffsetInQueue(schedule.ScheduleTopic, schedule.DelayLevelToQueueID(level))
+			m["scheduleMessageOffset_"+i(int(level))] = strconv.FormatInt(off, 10) + "," + strconv.FormatInt(maxOff, 10)
+		}
+	}
+	if cl := b.store.CommitLog(); cl != nil {
+		m["remainHowManyDataToFlush"] = humanReadableByteCount(max(cl.MaxOffset()-cl.FlushedWhere(), 0))
+	}
+	if total, free, ok := diskSpace(b.storeCfg.StorePathRootDir); ok {
+		m["commitLogDirCapacity"] = "Total : " + humanReadableByteCount(total) + ", Free : " + humanReadableByteCount(free) + "."
+	}
 	if _, ok := m["remainTransientStoreBufferNumbs"]; !ok {
 		m["remainTransientStoreBufferNumbs"] = strconv.Itoa(runtimeMaxInt)
 	}
@@ -355,6 +371,24 @@ func (p *adminProcessor) runtimeInfo() map[string]string {
 // runtimeMaxInt is Integer.MAX_VALUE, what remainTransientStoreBufferNumbs
 // reports without a transient store pool.
 const runtimeMaxInt = 1<<31 - 1
+
+// humanReadableByteCount is MixAll.humanReadableByteCount(bytes, false).
+func humanReadableByteCount(n int64) string {
+	if n < 1024 {
+		return strconv.FormatInt(n, 10) + " B"
+	}
+	exp := int(math.Log(float64(n)) / math.Log(1024))
+	return fmt.Sprintf("%.1f %ciB", float64(n)/math.Pow(1024, float64(exp)), "KMGTPE"[exp-1])
+}
+
+// diskSpace is File.getTotalSpace / getUsableSpace of dir.
+func diskSpace(dir string) (total, free int64, ok bool) {
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return 0, 0, false
+	}
+	return int64(st.Blocks) * st.Bsize, int64(st.Bavail) * st.Bsize, true
+}
 
 func orZero(s string) string {
 	if s == "" {
