@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -304,7 +305,7 @@ func (s *DefaultMessageStore) recover() error {
 	}
 	if !s.lastExitOK {
 		n := s.redispatch(res.StartOffset)
-		s.lg.Info("abnormal recovery re-dispatched", zap.Int64("fromOffset", res.StartOffset), zap.Int("records", n))
+		s.lg.Info("abnormal recovery re-dispatched", zap.Int64("fromOffset", res.StartOffset), zap.Int64("bytes", n))
 	}
 	s.recoverTopicQueueTable()
 	s.lg.Info("load over", zap.Int64("maxPhyOffset", s.cl.MaxOffset()))
@@ -312,15 +313,28 @@ func (s *DefaultMessageStore) recover() error {
 }
 
 // redispatch re-dispatches every valid record from offset on (the
-// doDispatch calls of Java recoverAbnormally); the listener is not told.
-func (s *DefaultMessageStore) redispatch(from int64) int {
-	n := 0
-	s.cl.Scan(from, false, func(d *commitlog.DispatchRequest) bool {
-		s.doDispatch(d)
-		n++
-		return true
-	})
-	return n
+// doDispatch calls of Java recoverAbnormally) through the dispatcher, with
+// the listener silent. Records that every dispatcher already holds (below
+// the smallest queue max offset and the index end) are skipped undecoded.
+func (s *DefaultMessageStore) redispatch(from int64) int64 {
+	skip := int64(math.MaxInt64)
+	for _, cq := range s.allQueues() {
+		skip = min(skip, cq.MaxPhysicOffset())
+	}
+	if s.cfg.MessageIndexEnable {
+		end := int64(0)
+		if files := s.idx.Files(); len(files) > 0 {
+			end = files[len(files)-1].Header.EndPhyOffset
+		}
+		skip = min(skip, end)
+	}
+	r := s.reput
+	r.skipBelow, r.quiet = max(skip, 0), true
+	defer func() { r.skipBelow, r.quiet = 0, false }()
+	r.from.Store(from)
+	for r.behind() > 0 && r.doReput() {
+	}
+	return r.from.Load() - from
 }
 
 func (s *DefaultMessageStore) truncateDirtyLogicFiles(phyOffset int64) error {

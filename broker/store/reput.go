@@ -5,6 +5,7 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"sync/atomic"
 	"time"
 
@@ -27,6 +28,13 @@ type reputService struct {
 	s    *DefaultMessageStore
 	svc  *service.Service
 	from atomic.Int64 // reputFromOffset: next CommitLog offset to dispatch
+
+	// Recovery re-dispatch only (set and cleared by redispatch, before the
+	// goroutine runs): skipBelow lets records ending at or below it, of a
+	// queue that exists, be skipped without decoding (both dispatchers
+	// would ignore them); quiet silences the listener.
+	skipBelow int64
+	quiet     bool
 }
 
 func newReputService(s *DefaultMessageStore) *reputService {
@@ -88,6 +96,11 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 	start := r.from.Load()
 	read := 0
 	for read < len(buf.Bytes) {
+		if n := r.skippable(buf.Bytes[read:], buf.StartOffset+int64(read)); n > 0 {
+			read += n
+			r.from.Store(buf.StartOffset + int64(read))
+			continue
+		}
 		d := s.cl.CheckMessageAndReturnSize(buf.Bytes[read:], false)
 		switch {
 		case d.Success && d.MsgSize > 0:
@@ -119,11 +132,45 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 	return r.from.Load() != start
 }
 
+// skippable returns the size of the record at b (physical offset at) when
+// the recovery re-dispatch may skip it without decoding, else 0.
+func (r *reputService) skippable(b []byte, at int64) int {
+	if at >= r.skipBelow || len(b) < message.PosSysFlag+4 {
+		return 0
+	}
+	be := binary.BigEndian
+	total := int(int32(be.Uint32(b)))
+	if int32(be.Uint32(b[4:])) != message.MagicCode || total <= 0 || total > len(b) || at+int64(total) > r.skipBelow {
+		return 0
+	}
+	sys := int32(be.Uint32(b[message.PosSysFlag:]))
+	hostLen := 8
+	if sys&message.SysFlagStoreHostV6 != 0 {
+		hostLen = 20
+	}
+	p := message.StoreHostPos(sys) + hostLen + 4 + 8 // reconsumeTimes, preparedTransactionOffset
+	if p+4 > total {
+		return 0
+	}
+	p += 4 + int(int32(be.Uint32(b[p:]))) // body
+	if p < 0 || p+1 > total {
+		return 0
+	}
+	tl := int(int8(b[p]))
+	if tl <= 0 || p+1+tl > total {
+		return 0
+	}
+	if !r.s.queueExists(b[p+1:p+1+tl], int32(be.Uint32(b[12:]))) {
+		return 0
+	}
+	return total
+}
+
 // notify tells the long-poll listener (masters only) the queue's new max
 // offset, for every record as Java does.
 func (r *reputService) notify(d *commitlog.DispatchRequest) {
 	s := r.s
-	if s.cfg.BrokerRole == Slave || s.opts.listener == nil {
+	if s.cfg.BrokerRole == Slave || s.opts.listener == nil || r.quiet {
 		return
 	}
 	s.opts.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp, nil, d.Properties)
@@ -189,6 +236,14 @@ func (s *DefaultMessageStore) findConsumeQueue(topic string, queueID int32) *con
 	cq := consumequeue.New(s.cfg.ConsumeQueueDir(), topic, queueID, s.cfg.MappedFileSizeConsumeQueue, s.lg.Named("consumequeue"))
 	m[queueID] = cq
 	return cq
+}
+
+// queueExists reports whether (topic, queueID) has a consume queue.
+func (s *DefaultMessageStore) queueExists(topic []byte, queueID int32) bool {
+	s.cqMu.RLock()
+	defer s.cqMu.RUnlock()
+	_, ok := s.cqTable[string(topic)][queueID]
+	return ok
 }
 
 // consumeQueue returns the queue or nil (Java getConsumeQueue).
