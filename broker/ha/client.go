@@ -38,6 +38,18 @@ func (s *Service) UpdateMasterAddress(addr string) {
 	}
 }
 
+// SetOnMasterConnected installs f, called (on the client goroutine, which it
+// must not block for long) each time the slave's connection to a master is
+// established. The broker uses it to reconcile metadata with a master that
+// came back.
+func (s *Service) SetOnMasterConnected(f func(haAddr string)) {
+	if f == nil {
+		s.onConnected.Store(nil)
+		return
+	}
+	s.onConnected.Store(&f)
+}
+
 // MasterAddress is the HA address the slave replicates from ("" if none).
 func (s *Service) MasterAddress() string {
 	if p := s.clientAddr.Load(); p != nil {
@@ -121,6 +133,11 @@ func (s *Service) replicate(addr string) error {
 	}
 	s.lg.Info("ha connected to master", zap.String("masterAddr", addr), zap.Int64("commitLogOffset", s.st.MaxPhyOffset()))
 	r := &replicaSession{s: s, nc: nc, buf: make([]byte, clientBufferSize), first: true}
+	r.onStarted = func() {
+		if f := s.onConnected.Load(); f != nil {
+			(*f)(addr)
+		}
+	}
 	return r.run()
 }
 
@@ -135,6 +152,7 @@ type replicaSession struct {
 	lastWrite  time.Time
 	lastRead   time.Time
 	report     [ReportSize]byte
+	onStarted  func() // called once the first report went out
 }
 
 func (r *replicaSession) run() error {
@@ -142,6 +160,7 @@ func (r *replicaSession) run() error {
 	if err := r.sendReport(r.s.st.MaxPhyOffset()); err != nil {
 		return err
 	}
+	r.onStarted()
 	hb, hk := r.s.cfg.HeartbeatInterval, r.s.cfg.HousekeepingInterval
 	for {
 		now := time.Now()

@@ -33,10 +33,11 @@ type Service struct {
 	connMu sync.Mutex
 	conns  map[*connection]struct{}
 
-	clientAddr atomic.Pointer[string] // master HA address (slave side)
-	clientKick chan struct{}          // buffered(1): the master address changed
-	clientMu   sync.Mutex             // guards clientConn
-	clientConn net.Conn               // the slave's live connection, closed on address change
+	clientAddr  atomic.Pointer[string]       // master HA address (slave side)
+	clientKick  chan struct{}                // buffered(1): the master address changed
+	clientMu    sync.Mutex                   // guards clientConn
+	clientConn  net.Conn                     // the slave's live connection, closed on address change
+	onConnected atomic.Pointer[func(string)] // SetOnMasterConnected
 
 	goMu     sync.Mutex     // guards stopping and wg.Add
 	stopping bool           // set by Shutdown; goFunc refuses then
