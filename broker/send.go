@@ -159,19 +159,6 @@ func bornHost(ch *remoting.Channel) netip.AddrPort {
 	return ap
 }
 
-// storedProperties is the properties string the broker stores: the
-// client's, without WAIT (Java drops it to save 9 bytes) and with CLUSTER
-// set to the broker's cluster. The client's order is kept.
-func storedProperties(props, cluster string) string {
-	if message.PropertyValue(props, message.PropertyWaitStoreMsgOK) != "" {
-		props = message.RemoveProperty(props, message.PropertyWaitStoreMsgOK)
-	}
-	if message.PropertyValue(props, message.PropertyCluster) != "" {
-		props = message.RemoveProperty(props, message.PropertyCluster)
-	}
-	return message.AppendProperty(props, message.PropertyCluster, cluster)
-}
-
 func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *header.SendMessageRequestHeader) (*codec.RemotingCommand, error) {
 	tgt, resp := b.preSend(ctx, h)
 	if resp != nil {
@@ -325,7 +312,7 @@ func (b *Broker) sendBatch(ctx *remoting.Context, req *codec.RemotingCommand, h 
 	if err != nil || len(items) == 0 {
 		return b.newSendResponse(code.MessageIllegal, b.illegalRemark()), nil
 	}
-	batchProps := storedProperties(h.Properties, b.Config().BrokerClusterName)
+	batchProps := batchProperties(h.Properties, b.Config().BrokerClusterName)
 	ms := make([]*message.MessageExt, len(items))
 	born, storeHost := bornHost(ctx.Channel), b.storeHost()
 	sysFlag := sysFlagFor(h.SysFlag, tgt.filterType)
