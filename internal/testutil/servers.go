@@ -64,6 +64,7 @@ func NewBrokerConfigs(t testing.TB, nsAddr string, opts ...BrokerOption) (*broke
 	scfg.StorePathRootDir = t.TempDir()
 	scfg.StorePathCommitLog = ""
 	scfg.MappedFileSizeCommitLog = 64 << 20
+	scfg.HAListenPort = 0 // ephemeral once broker/ha listens
 	for _, o := range opts {
 		o(cfg, scfg)
 	}
