@@ -19,7 +19,9 @@ import (
 	"go.uber.org/zap/zaptest"
 )
 
-func newClient(t *testing.T) *remoting.Client {
+func newClient(t *testing.T) *remoting.Client { return newClientTB(t) }
+
+func newClientTB(t testing.TB) *remoting.Client {
 	t.Helper()
 	c := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t).Named("client"))
 	t.Cleanup(func() {
