@@ -73,6 +73,7 @@ func registerAdminProcessors(b *Broker) {
 	p.addGroupHandlers(handlers)
 	p.addConsumerHandlers(handlers)
 	p.addMiscHandlers(handlers)
+	p.addStatsHandlers(handlers)
 	for c, h := range handlers {
 		b.registerProcessor(c, h, b.Pools.Admin, true)
 	}

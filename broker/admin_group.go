@@ -105,25 +105,23 @@ func (p *adminProcessor) getConsumeStats(_ *remoting.Context, req *codec.Remotin
 	}
 	cs := body.ConsumeStats{OffsetTable: map[body.MessageQueue]body.OffsetWrapper{}}
 	for _, t := range topics {
-		p.addConsumeStats(&cs, h.ConsumerGroup, t)
+		if tc := p.b.topics.SelectTopicConfig(t); tc != nil {
+			p.addConsumeStats(&cs, h.ConsumerGroup, t, tc.ReadQueueNums)
+		}
 	}
 	resp := success()
 	resp.Body = cs.Encode()
 	return resp, nil
 }
 
-// addConsumeStats adds topic's queues to cs unless the online group does
-// not subscribe topic.
-func (p *adminProcessor) addConsumeStats(cs *body.ConsumeStats, group, topic string) {
-	tc := p.b.topics.SelectTopicConfig(topic)
-	if tc == nil {
-		return
-	}
+// addConsumeStats adds topic's first queues queues to cs unless the
+// online group does not subscribe topic; it reports whether it did.
+func (p *adminProcessor) addConsumeStats(cs *body.ConsumeStats, group, topic string, queues int32) bool {
 	if p.b.consumers.FindSubscriptionData(group, topic) == nil && p.b.consumers.FindSubscriptionDataCount(group) > 0 {
-		return
+		return false
 	}
 	s := p.b.store
-	for i := int32(0); i < tc.ReadQueueNums; i++ {
+	for i := int32(0); i < queues; i++ {
 		ow := body.OffsetWrapper{
 			BrokerOffset:   max(s.MaxOffsetInQueue(topic, i), 0),
 			ConsumerOffset: max(p.b.offsets.QueryOffset(group, topic, i), 0),
@@ -135,6 +133,7 @@ func (p *adminProcessor) addConsumeStats(cs *body.ConsumeStats, group, topic str
 		}
 		cs.OffsetTable[body.MessageQueue{Topic: topic, BrokerName: p.b.Config().BrokerName, QueueID: i}] = ow
 	}
+	return true
 }
 
 func (p *adminProcessor) queryTopicConsumeByWho(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {

@@ -370,3 +370,65 @@ func TestBrokerAdminSystemTopicList(t *testing.T) {
 func testContext(t *testing.T, d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(t.Context(), d)
 }
+
+func TestBrokerAdminBrokerConsumeStatsAndProducerInfo(t *testing.T) {
+	b := testutil.StartBroker(t, "")
+	cc := newCMClient(t, b.Addr().String(), "192.0.2.2@61")
+	sendN(t, cc, "BcsTopic", 0, 3)
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if b.Store().MaxOffsetInQueue("BcsTopic", 0) != 3 {
+			return errStatusf("not dispatched")
+		}
+		return nil
+	})
+	wantCode(t, cc.heartbeat("cgBcs", "pgBcs", "BcsTopic"), code.Success)
+	b.Offsets().CommitOffset("x", "cgBcs", "BcsTopic", 0, 1)
+	h := header.GetConsumeStatsInBrokerHeader{IsOrder: false}
+	resp := cc.call(codec.NewRequest(code.GetBrokerConsumeStats, h.ToExtFields(), nil))
+	wantCode(t, resp, code.Success)
+	norm, err := body.Normalize(resp.Body)
+	if err != nil {
+		t.Fatalf("%s: %v", resp.Body, err)
+	}
+	var list struct {
+		BrokerAddr       string                  `json:"brokerAddr"`
+		ConsumeStatsList []map[string][]struct{} `json:"consumeStatsList"`
+		TotalDiff        int64                   `json:"totalDiff"`
+	}
+	if err := json.Unmarshal(norm, &list); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range list.ConsumeStatsList {
+		if s, ok := m["cgBcs"]; ok && len(s) == 1 {
+			found = true
+		}
+	}
+	if !found || list.TotalDiff != 2 || list.BrokerAddr != b.BrokerAddr() {
+		t.Fatalf("consume stats list %s", resp.Body)
+	}
+	// Only order topics asked: none here.
+	h.IsOrder = true
+	resp = cc.call(codec.NewRequest(code.GetBrokerConsumeStats, h.ToExtFields(), nil))
+	if !strings.Contains(string(resp.Body), `"totalDiff":0`) {
+		t.Fatalf("order-only stats %s", resp.Body)
+	}
+
+	resp = cc.call(codec.NewRequest(code.GetAllProducerInfo, nil, nil))
+	wantCode(t, resp, code.Success)
+	var pt struct {
+		Data map[string][]struct {
+			ClientID string `json:"clientId"`
+			Language string `json:"language"`
+			RemoteIP string `json:"remoteIP"`
+			Version  int32  `json:"version"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(resp.Body, &pt); err != nil {
+		t.Fatalf("%s: %v", resp.Body, err)
+	}
+	ps := pt.Data["pgBcs"]
+	if len(ps) != 1 || ps[0].ClientID != "192.0.2.2@61" || ps[0].Language != "JAVA" || !strings.HasPrefix(ps[0].RemoteIP, "/127.0.0.1:") {
+		t.Fatalf("producer table %s", resp.Body)
+	}
+}
