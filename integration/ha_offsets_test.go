@@ -1,0 +1,165 @@
+package integration
+
+// Offsets across a master's failure (apache/rocketmq #1094) and reads
+// from the slave (suggestWhichBrokerId, slaveReadEnable).
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+
+	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+func haClient(t *testing.T) *remoting.Client {
+	t.Helper()
+	c := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	return c
+}
+
+func haInvoke(t *testing.T, c *remoting.Client, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return c.InvokeSync(ctx, addr, req)
+}
+
+// haCommit is what a Java client's RemoteBrokerOffsetStore sends: to the
+// master while it lives, to the slave while it is down.
+func haCommit(t *testing.T, c *remoting.Client, addr, group, topic string, qid int32, off int64) {
+	t.Helper()
+	h := header.UpdateConsumerOffsetRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: qid, CommitOffset: off}
+	resp, err := haInvoke(t, c, addr, codec.NewRequest(code.UpdateConsumerOffset, h.ToExtFields(), nil))
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("commit %d at %s: %v %v", off, addr, resp, err)
+	}
+}
+
+// haQueryOffset is QUERY_CONSUMER_OFFSET as a starting consumer sends it.
+func haQueryOffset(t *testing.T, c *remoting.Client, addr, group, topic string, qid int32) (int64, error) {
+	t.Helper()
+	h := header.QueryConsumerOffsetRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: qid}
+	resp, err := haInvoke(t, c, addr, codec.NewRequest(code.QueryConsumerOffset, h.ToExtFields(), nil))
+	if err != nil {
+		return 0, err
+	}
+	if resp.Code != code.Success {
+		return 0, fmt.Errorf("code %d %s", resp.Code, resp.Remark)
+	}
+	return strconv.ParseInt(resp.Ext("offset"), 10, 64)
+}
+
+func haWaitOffset(t *testing.T, c *remoting.Client, b *broker.Broker, group, topic string, want int64, within time.Duration) {
+	t.Helper()
+	testutil.Eventually(t, within, func() error {
+		got, err := haQueryOffset(t, c, b.BrokerAddr(), group, topic, 0)
+		if err != nil || got != want {
+			return fmt.Errorf("%s offset %d (%v), want %d", b.BrokerAddr(), got, err, want)
+		}
+		return nil
+	})
+}
+
+// TestHAOffsetsCommittedOnSlaveSurviveMasterReturn: offsets committed on
+// the slave while the master is down are neither overwritten by the
+// restarted master's older table nor lost: the master learns them, so a
+// consumer starting after the failback does not re-consume. An explicit
+// reset on the master still reaches the slave afterwards.
+func TestHAOffsetsCommittedOnSlaveSurviveMasterReturn(t *testing.T) {
+	e := newHAEnv(t, store.AsyncMaster)
+	for i := range 40 {
+		if r, err := e.sendOne(i, 100); err != nil || r.Status != primitive.SendOK {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	c := haClient(t)
+	group := uniqueName("hacg")
+	haCommit(t, c, e.master.BrokerAddr(), group, e.topic, 0, 4)
+	e.slave.SyncAll(context.Background())
+	haWaitOffset(t, c, e.slave, group, e.topic, 4, 5*time.Second)
+
+	haShutdown(t, e.master)
+	haCommit(t, c, e.slave.BrokerAddr(), group, e.topic, 0, 9) // consumer progressed on the slave
+	e.slave.SyncAll(context.Background())                      // master unreachable: nothing changes
+	haWaitOffset(t, c, e.slave, group, e.topic, 9, time.Second)
+
+	e.startMaster() // same ports, same store: its table still says 4
+	haWaitOffset(t, c, e.master, group, e.topic, 9, 20*time.Second)
+	e.slave.SyncAll(context.Background())
+	haWaitOffset(t, c, e.slave, group, e.topic, 9, time.Second)
+
+	// An explicit reset on the master (what INVOKE_BROKER_TO_RESET_OFFSET
+	// applies) propagates to the slave and is not pushed back.
+	e.master.Offsets().ResetOffset(group, e.topic, 0, 2)
+	e.slave.SyncAll(context.Background())
+	haWaitOffset(t, c, e.slave, group, e.topic, 2, time.Second)
+	e.slave.SyncAll(context.Background())
+	haWaitOffset(t, c, e.master, group, e.topic, 2, time.Second)
+}
+
+// haPull is one PULL_MESSAGE as a consumer sends it.
+func haPull(t *testing.T, c *remoting.Client, addr, group, topic string, offset int64) (*codec.RemotingCommand, *header.PullMessageResponseHeader) {
+	t.Helper()
+	h := header.PullMessageRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: 0, QueueOffset: offset,
+		MaxMsgNums: 4, SysFlag: 4 /* FLAG_SUBSCRIPTION */, Subscription: "*", SubVersion: time.Now().UnixMilli()}
+	resp, err := haInvoke(t, c, addr, codec.NewRequest(code.PullMessage, h.ToExtFields(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rh header.PullMessageResponseHeader
+	if resp.Code == code.Success {
+		if err := rh.FromExtFields(resp.ExtFields); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resp, &rh
+}
+
+// TestHASlaveReadSuggestion: with a backlog larger than the (lowered)
+// in-memory limit and slaveReadEnable on, the master suggests the slave
+// (whichBrokerWhenConsumeSlowly = 1) and the slave keeps suggesting itself;
+// with slaveReadEnable off on the slave it answers but points back at the
+// master (4.9.8 overwrites the forced PULL_RETRY_IMMEDIATELY with the
+// status' code, see broker/pull.go).
+func TestHASlaveReadSuggestion(t *testing.T) {
+	for _, slaveRead := range []bool{true, false} {
+		t.Run("slaveReadEnable="+strconv.FormatBool(slaveRead), func(t *testing.T) {
+			e := newHAEnv(t, store.AsyncMaster, func(m, s *broker.BrokerConfig, ms, ss *store.MessageStoreConfig) {
+				m.SlaveReadEnable, s.SlaveReadEnable = true, slaveRead
+				ms.AccessMessageInMemoryMaxRatio, ss.AccessMessageInMemoryMaxRatio = 0, 0
+			})
+			for i := range 40 {
+				if _, err := e.sendOne(i*4, 200); err != nil { // all on queue 0
+					t.Fatal(err)
+				}
+			}
+			haWaitReplicated(t, e.master.Store(), e.slave.Store(), e.topic)
+			c := haClient(t)
+			group := uniqueName("hasr")
+			resp, rh := haPull(t, c, e.master.BrokerAddr(), group, e.topic, 0)
+			if resp.Code != code.Success || rh.SuggestWhichBrokerID != 1 {
+				t.Fatalf("master: code %d suggest %d, want SUCCESS and 1", resp.Code, rh.SuggestWhichBrokerID)
+			}
+			e.slave.SyncAll(context.Background()) // the auto-created group reaches the slave
+			resp, rh = haPull(t, c, e.slave.BrokerAddr(), group, e.topic, rh.NextBeginOffset)
+			want := int64(0)
+			if slaveRead {
+				want = 1
+			}
+			if resp.Code != code.Success || rh.SuggestWhichBrokerID != want {
+				t.Fatalf("slave: code %d suggest %d, want SUCCESS and %d", resp.Code, rh.SuggestWhichBrokerID, want)
+			}
+		})
+	}
+}
