@@ -119,7 +119,11 @@ type Broker struct {
 
 	// Pools are the processor executors (see Pools).
 	Pools Pools
-	// sendQueue runs the send processors with arrival times (BrokerFastFailure).
+	// timedPools are the pools whose requests BrokerFastFailure may expire
+	// (send, pull, heartbeat, end transaction): registerProcessor routes
+	// their processors through a timedExecutor (see processor.go).
+	timedPools map[*remoting.Pool]*timedPool
+	// sendQueue is timedPools[Pools.Send].q (runtime info reads it).
 	sendQueue *timedExecutor
 
 	services      []*service.Service      // started by Start, stopped in Shutdown step 3
@@ -287,9 +291,7 @@ func (b *Broker) initServers() error {
 		return err
 	}
 	b.Pools = newPools(b.Config())
-	b.sendQueue = newTimedExecutor("SendMessageThread", b.Config().SendThreadPoolQueueCapacity, func() time.Duration {
-		return time.Duration(b.Config().WaitTimeMillsInSendQueue) * time.Millisecond
-	})
+	b.initTimedPools()
 	b.outAPI = outapi.New(b.cliCfg, b.lg.Named("outapi"))
 	b.server.SetChannelEventListener(b.housekeeping)
 	b.fastServer.SetChannelEventListener(b.housekeeping)
@@ -301,8 +303,14 @@ func (b *Broker) initServers() error {
 
 // registerProcessor serves code on the main server and, when onFastPort, on
 // the fast server too (Java registers everything there except PULL_MESSAGE
-// and LITE_PULL_MESSAGE).
+// and LITE_PULL_MESSAGE). Processors registered on Pools.Send, Pools.Pull,
+// Pools.Heartbeat or Pools.EndTransaction run behind that pool's
+// timedExecutor (BrokerFastFailure): the pool itself only stamps and queues
+// the request, the executor's workers (same count) run the processor.
 func (b *Broker) registerProcessor(code int32, p remoting.Processor, pool *remoting.Pool, onFastPort bool) {
+	if tp := b.timedPools[pool]; tp != nil {
+		p = b.timed(tp.q, p, tp.reject)
+	}
 	b.server.RegisterProcessor(code, p, pool)
 	if onFastPort {
 		b.fastServer.RegisterProcessor(code, p, pool)
@@ -375,7 +383,9 @@ func (b *Broker) Start() error {
 		s.Start()
 	}
 	b.startHousekeeping()
-	b.startTimedExecutor(b.sendQueue, b.Config().SendMessageThreadPoolNums)
+	for _, tp := range b.timedPools {
+		b.startTimedExecutor(tp.q, tp.workers)
+	}
 	b.startFastFailure()
 	b.startRegistration()
 	b.lg.Info("broker started", zap.String("brokerName", b.Config().BrokerName),

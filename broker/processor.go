@@ -267,7 +267,68 @@ func (b *Broker) startFastFailure() {
 			if !b.Config().BrokerFastFailureEnable {
 				continue
 			}
-			b.cleanExpired(b.sendQueue, b.store.IsOSPageCacheBusy)
+			for pool, tp := range b.timedPools {
+				var pcBusy func() bool
+				if pool == b.Pools.Send {
+					pcBusy = b.store.IsOSPageCacheBusy
+				}
+				b.cleanExpired(tp.q, pcBusy)
+			}
 		}
 	})
+}
+
+// timedPool is a pool's timedExecutor, its worker count and the intake
+// rejection check (Java's processor.rejectRequest()).
+type timedPool struct {
+	q       *timedExecutor
+	workers int
+	reject  func() bool
+}
+
+// initTimedPools builds the executors BrokerFastFailure scans, with the
+// queue capacities and thread counts of the Java executors and the
+// waitTimeMillsIn*Queue limits (read live).
+func (b *Broker) initTimedPools() {
+	c := b.Config()
+	ms := func(f func(*BrokerConfig) int64) func() time.Duration {
+		return func() time.Duration { return time.Duration(f(b.Config())) * time.Millisecond }
+	}
+	b.timedPools = map[*remoting.Pool]*timedPool{
+		b.Pools.Send: {newTimedExecutor("SendMessageThread", c.SendThreadPoolQueueCapacity,
+			ms(func(c *BrokerConfig) int64 { return c.WaitTimeMillsInSendQueue })), c.SendMessageThreadPoolNums, b.rejectSend},
+		b.Pools.Pull: {newTimedExecutor("PullMessageThread", c.PullThreadPoolQueueCapacity,
+			ms(func(c *BrokerConfig) int64 { return c.WaitTimeMillsInPullQueue })), c.PullMessageThreadPoolNums, nil},
+		b.Pools.Heartbeat: {newTimedExecutor("HeartbeatThread", c.HeartbeatThreadPoolQueueCapacity,
+			ms(func(c *BrokerConfig) int64 { return c.WaitTimeMillsInHeartbeatQueue })), c.HeartbeatThreadPoolNums, nil},
+		b.Pools.EndTransaction: {newTimedExecutor("EndTransactionThread", c.EndTransactionPoolQueueCapacity,
+			ms(func(c *BrokerConfig) int64 { return c.WaitTimeMillsInTransactionQueue })), c.EndTransactionThreadPoolNums, nil},
+	}
+	b.sendQueue = b.timedPools[b.Pools.Send].q
+}
+
+// QueueLen is the number of requests waiting for a worker of pool: its
+// timedExecutor's queue when it has one (send, pull, heartbeat, end
+// transaction), else the pool's own queue (GET_BROKER_RUNTIME_INFO).
+func (b *Broker) QueueLen(pool *remoting.Pool) int {
+	if tp := b.timedPools[pool]; tp != nil {
+		return tp.q.Len() + pool.QueueLen()
+	}
+	return pool.QueueLen()
+}
+
+// HeadWait is how long the oldest queued request of pool has waited (0 when
+// none, or when pool has no timedExecutor): Java's
+// headSlowTimeMills4*ThreadPoolQueue.
+func (b *Broker) HeadWait(pool *remoting.Pool) time.Duration {
+	tp := b.timedPools[pool]
+	if tp == nil {
+		return 0
+	}
+	tp.q.mu.Lock()
+	defer tp.q.mu.Unlock()
+	if len(tp.q.queue) == 0 {
+		return 0
+	}
+	return time.Since(tp.q.queue[0].enq)
 }

@@ -5,7 +5,8 @@ package broker
 // AbstractSendMessageProcessor (broker/processor, 4.9.8), with the half
 // message rewrite of TransactionalMessageBridge.parseHalfMessageInner.
 //
-// Requests run on the send timedExecutor (BrokerFastFailure); the store
+// Requests run on the send timedExecutor (BrokerFastFailure: registered on
+// Pools.Send, see registerProcessor); the store
 // append completes asynchronously and the answer goes out through
 // ctx.Respond, so no worker waits for a SYNC_FLUSH or a slave.
 
@@ -35,8 +36,7 @@ const dlqNumsPerGroup = 1
 func init() { processorFamilies = append(processorFamilies, registerSendProcessors) }
 
 func registerSendProcessors(b *Broker) {
-	sp := remoting.ProcessorFunc(b.processSend)
-	p := b.timed(b.sendQueue, sp, b.rejectSend)
+	p := remoting.ProcessorFunc(b.processSend) // runs behind the send timedExecutor
 	for _, c := range []int32{code.SendMessage, code.SendMessageV2, code.SendBatchMessage, code.ConsumerSendMsgBack} {
 		b.registerProcessor(c, p, b.Pools.Send, true)
 	}
