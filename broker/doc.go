@@ -20,7 +20,25 @@
 // and store exist. A family calls b.registerProcessor(code, p, pool,
 // onFastPort) and may add services (b.addService), store-arrival listeners
 // (b.OnArriving), consumer-group listeners (b.OnConsumerIdsChanged) and
-// shutdown hooks (b.onShutdown).
+// shutdown hooks (b.onShutdown); it may set b.HA (broker/ha) before Start.
+//
+// Pools (Java's executors, sizes from BrokerConfig): Send, Put, Pull, Reply,
+// Query, Admin, Client, Heartbeat, ConsumerManage, EndTransaction. Requests
+// on Send, Pull, Heartbeat and EndTransaction go through a timedExecutor
+// (processor.go) so that BrokerFastFailure can answer SYSTEM_BUSY
+// [TIMEOUT_CLEAN_QUEUE] to requests that waited longer than
+// waitTimeMillsIn*Queue, and [PCBUSY_CLEAN_QUEUE] to queued sends while the
+// OS page cache is busy; a send arriving then gets [REJECTREQUEST], one
+// finding the queue full [OVERLOAD]. The default processor answers
+// REQUEST_CODE_NOT_SUPPORTED " request type N not supported".
+//
+// Send path (send.go, sendback.go, reply.go, properties.go): header decode
+// (V1 full names / V2 short names), preSend + msgCheck (start time,
+// order-topic broker permission, topic validation, not-sendable system
+// topics, auto-creation from TBW102 or as a retry topic, queue id), retry →
+// DLQ, transaction half messages, the stored properties in Java HashMap
+// order with CLUSTER, then the store's PutMessageAsync; its completion
+// answers through ctx.Respond (no worker waits for SYNC_FLUSH or a slave).
 //
 // Lifecycle (STYLE §4): New allocates (managers loaded, store opened and
 // recovered); Start starts the store, binds both servers, starts HA,
