@@ -2,17 +2,26 @@ package mmap
 
 import (
 	"sync"
+	"sync/atomic"
 
 	"go.uber.org/zap"
 )
 
 // allocator creates the next file of a queue in the background (Java
 // AllocateMappedFileService): when file N is handed out, file N+1 starts
-// being created, sized, mapped and optionally pre-faulted, so that the
-// append path only swaps in a ready mapping.
+// being created, sized, mapped and, with prefault, pre-faulted page by page,
+// so that the append path only swaps in a ready mapping and its first
+// writes to each page do not trap into the kernel (a first-touch fault on a
+// fresh ext4 page costs about as much as copying the whole page ten times).
+//
+// A file asked for before its pre-fault is finished is handed out at once:
+// the pre-fault loop is stopped (it checks a flag every prefaultStride
+// pages) and the writer faults in the rest itself, so the append lock never
+// waits for more than one stride.
 type allocator struct {
 	fileSize int
-	warm     bool
+	warm     bool // Warmup every file (warmMapedFileEnable), even ones asked for now
+	prefault bool // pre-fault files created ahead of need
 	lg       *zap.Logger
 
 	mu      sync.Mutex
@@ -21,35 +30,43 @@ type allocator struct {
 	wg      sync.WaitGroup // one per in-flight allocation goroutine
 }
 
+// prefaultStride is how many pages the pre-fault loop touches between two
+// looks at its stop flag.
+const prefaultStride = 64
+
 type allocation struct {
-	done chan struct{} // closed when mf/err are set
-	mf   *MappedFile
-	err  error
+	mapped chan struct{} // closed when mf/err are set
+	done   chan struct{} // closed when the goroutine no longer touches mf
+	stop   atomic.Bool   // asks the pre-fault loop to return
+	mf     *MappedFile
+	err    error
 }
 
-func newAllocator(fileSize int, warm bool, lg *zap.Logger) *allocator {
-	return &allocator{fileSize: fileSize, warm: warm, lg: lg, pending: map[string]*allocation{}}
+func newAllocator(fileSize int, warm, prefault bool, lg *zap.Logger) *allocator {
+	return &allocator{fileSize: fileSize, warm: warm, prefault: prefault, lg: lg, pending: map[string]*allocation{}}
 }
 
-// get returns the file at path (waiting for its background allocation, or
+// get returns the file at path (waiting for its background mapping, or
 // creating it now) and starts allocating next.
 func (a *allocator) get(path, next string) (*MappedFile, error) {
 	a.mu.Lock()
 	cur := a.pending[path]
 	delete(a.pending, path)
 	if cur == nil {
-		cur = a.startLocked(path)
+		cur = a.startLocked(path, false)
 	}
 	if _, ok := a.pending[next]; !ok && !a.closed {
-		a.pending[next] = a.startLocked(next)
+		a.pending[next] = a.startLocked(next, a.prefault)
 	}
 	a.mu.Unlock()
+	<-cur.mapped
+	cur.stop.Store(true)
 	<-cur.done
 	return cur.mf, cur.err
 }
 
-func (a *allocator) startLocked(path string) *allocation {
-	al := &allocation{done: make(chan struct{})}
+func (a *allocator) startLocked(path string, prefault bool) *allocation {
+	al := &allocation{mapped: make(chan struct{}), done: make(chan struct{})}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
@@ -58,20 +75,29 @@ func (a *allocator) startLocked(path string) *allocation {
 		if al.err == nil && a.warm {
 			al.mf.Warmup()
 		}
+		close(al.mapped)
 		if al.err != nil {
 			a.lg.Warn("allocate mapped file failed", zap.String("file", path), zap.Error(al.err))
+			return
+		}
+		if prefault && !a.warm {
+			al.mf.prefault(&al.stop)
 		}
 	}()
 	return al
 }
 
-// shutdown waits for in-flight allocations and deletes the unused ones.
+// shutdown stops in-flight pre-faults, waits for the allocation goroutines
+// and deletes the files that were never handed out.
 func (a *allocator) shutdown() {
 	a.mu.Lock()
 	a.closed = true
 	left := a.pending
 	a.pending = map[string]*allocation{}
 	a.mu.Unlock()
+	for _, al := range left {
+		al.stop.Store(true)
+	}
 	a.wg.Wait()
 	for _, al := range left {
 		if al.mf != nil {

@@ -35,6 +35,7 @@ type MappedFile struct {
 	fileSize int
 	f        *os.File
 	data     []byte
+	fresh    bool // created empty by this process: every byte is zero
 
 	wrote     atomic.Int32
 	committed atomic.Int32
@@ -81,6 +82,7 @@ func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, er
 	if err != nil {
 		return nil, err
 	}
+	fresh := st.Size() == 0
 	if st.Size() != int64(fileSize) {
 		if err := f.Truncate(int64(fileSize)); err != nil {
 			return nil, fmt.Errorf("mmap: size %s: %w", path, err)
@@ -90,7 +92,7 @@ func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, er
 	if err != nil {
 		return nil, fmt.Errorf("mmap: map %s: %w", path, err)
 	}
-	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, f: f, data: data}, nil
+	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, f: f, data: data, fresh: fresh}, nil
 }
 
 // FileName is the file's path.
@@ -201,6 +203,22 @@ func (m *MappedFile) Warmup() {
 		m.data[i] = 0
 	}
 	_ = syscall.Madvise(m.data, syscall.MADV_WILLNEED)
+}
+
+// prefault write-faults every page of a fresh file (storing the zero that
+// is already there) until stop is set; the allocator runs it before the
+// file is published, so no reader or writer can see the stores. Files that
+// existed before are left alone: their bytes may not be zero.
+func (m *MappedFile) prefault(stop *atomic.Bool) {
+	if !m.fresh {
+		return
+	}
+	for i := 0; i < m.fileSize; i += OSPageSize {
+		if i%(prefaultStride*OSPageSize) == 0 && stop.Load() {
+			return
+		}
+		m.data[i] = 0
+	}
 }
 
 // ZeroRange clears [from, to) (tail cleanup after truncation), skipping pages

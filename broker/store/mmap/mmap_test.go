@@ -133,3 +133,39 @@ func TestMappedFileQueueLoadRejectsWrongSize(t *testing.T) {
 		t.Fatalf("load: %v", err)
 	}
 }
+
+// TestMappedFilePrefaultQueue: with Prefault the next file is created and
+// faulted in the background; handing it out (even mid-prefault) gives an
+// all-zero file, and a file that already held data is never rewritten.
+func TestMappedFilePrefaultQueue(t *testing.T) {
+	dir := t.TempDir()
+	const size = 1 << 20
+	// A leftover next file with data in it must keep its bytes.
+	left := filepath.Join(dir, OffsetToFileName(2*size))
+	if err := os.WriteFile(left, bytes.Repeat([]byte{7}, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, Prefault: true}, zaptest.NewLogger(t))
+	defer q.Shutdown()
+	for i := 0; i < 3; i++ {
+		mf, err := q.LastMappedFileOrCreate(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mf.FileFromOffset() != int64(i)*size {
+			t.Fatalf("file %d starts at %d", i, mf.FileFromOffset())
+		}
+		want := byte(0)
+		if i == 2 {
+			want = 7
+		}
+		for p := 0; p < size; p += OSPageSize {
+			if mf.Data()[p] != want {
+				t.Fatalf("file %d byte %d = %d, want %d", i, p, mf.Data()[p], want)
+			}
+		}
+		if !mf.AppendBytes(bytes.Repeat([]byte{1}, size)) {
+			t.Fatal("append")
+		}
+	}
+}

@@ -18,8 +18,13 @@ type QueueOptions struct {
 	// Preallocate creates the next file in the background as soon as a file
 	// is created (Java AllocateMappedFileService), off the append path.
 	Preallocate bool
-	// Warm pre-faults newly allocated files (warmMapedFileEnable).
+	// Warm pre-faults every newly allocated file before handing it out,
+	// even one asked for on the append path (warmMapedFileEnable).
 	Warm bool
+	// Prefault pre-faults files allocated ahead of need (with Preallocate),
+	// in the background and interruptibly: a file asked for before its
+	// pre-fault ends is handed out at once, partly faulted.
+	Prefault bool
 }
 
 // MappedFileQueue is the ordered list of files of one CommitLog or
@@ -48,7 +53,7 @@ func NewMappedFileQueue(dir string, fileSize int, opts QueueOptions, lg *zap.Log
 	}
 	q := &MappedFileQueue{dir: dir, fileSize: fileSize, opts: opts, lg: lg}
 	if opts.Preallocate {
-		q.alloc = newAllocator(fileSize, opts.Warm, lg)
+		q.alloc = newAllocator(fileSize, opts.Warm, opts.Prefault, lg)
 	}
 	return q
 }
