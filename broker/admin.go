@@ -74,6 +74,7 @@ func registerAdminProcessors(b *Broker) {
 	p.addConsumerHandlers(handlers)
 	p.addMiscHandlers(handlers)
 	p.addStatsHandlers(handlers)
+	p.addQueryHandlers(handlers)
 	for c, h := range handlers {
 		b.registerProcessor(c, h, b.Pools.Admin, true)
 	}
