@@ -38,6 +38,7 @@ type haEnv struct {
 	mcfg, scfg     *broker.BrokerConfig
 	mstore, sstore *store.MessageStoreConfig
 	mListen, mFast string
+	afterStart     func(*broker.Broker) // called after each broker start (proxies)
 	p              interface {
 		SendSync(context.Context, ...*primitive.Message) (*primitive.SendResult, error)
 	}
@@ -57,9 +58,16 @@ func haFreeAddr(t *testing.T) (string, int) {
 
 func newHAEnv(t *testing.T, role store.BrokerRole, opts ...haOpt) *haEnv {
 	t.Helper()
+	return newHAEnvWith(t, role, nil, opts...)
+}
+
+// newHAEnvWith calls afterStart after every broker start (before the slave
+// starts for the master).
+func newHAEnvWith(t *testing.T, role store.BrokerRole, afterStart func(*broker.Broker), opts ...haOpt) *haEnv {
+	t.Helper()
 	rlog.SetLogLevel("error")
 	ns := testutil.StartNamesrv(t)
-	e := &haEnv{t: t, nsAddr: ns.Addr().String(), topic: uniqueName("HAT")}
+	e := &haEnv{t: t, nsAddr: ns.Addr().String(), topic: uniqueName("HAT"), afterStart: afterStart}
 	e.mcfg, e.mstore = testutil.NewBrokerConfigs(t, e.nsAddr)
 	e.scfg, e.sstore = testutil.NewBrokerConfigs(t, e.nsAddr)
 	e.mstore.BrokerRole = role
@@ -108,6 +116,9 @@ func (e *haEnv) startMaster() {
 	srv.ListenPort, _ = strconv.Atoi(port)
 	srv.ListenAddr = e.mListen
 	e.master = haStartBroker(e.t, e.mcfg, e.mstore, srv, e.mFast)
+	if e.afterStart != nil {
+		e.afterStart(e.master)
+	}
 }
 
 func (e *haEnv) startSlave() {
@@ -116,6 +127,9 @@ func (e *haEnv) startSlave() {
 	srv.ListenPort = 0
 	srv.ListenAddr = "127.0.0.1:0"
 	e.slave = haStartBroker(e.t, e.scfg, e.sstore, srv, "127.0.0.1:0")
+	if e.afterStart != nil {
+		e.afterStart(e.slave)
+	}
 }
 
 func haStartBroker(t *testing.T, cfg *broker.BrokerConfig, scfg *store.MessageStoreConfig, srv *remoting.NettyServerConfig, fast string) *broker.Broker {
