@@ -222,4 +222,3 @@ func (r *received) duplicates() int {
 	}
 	return n
 }
-
