@@ -225,3 +225,30 @@ func TestMessageZeroHostsEncodeAsIPv4Zero(t *testing.T) {
 		t.Fatal("zero host msgId")
 	}
 }
+
+// TestMessagePutRecordInPlaceOverwritesEveryByte: rendering in place into a
+// dirty buffer (as the CommitLog does into its mapping) gives exactly the
+// bytes EncodeRecord appends, for every host family combination.
+func TestMessagePutRecordInPlaceOverwritesEveryByte(t *testing.T) {
+	for _, hosts := range [][2]string{{"10.0.0.1:5000", "127.0.0.1:10911"}, {"[2001:db8::1]:5000", "[::1]:10911"}} {
+		m := sampleExt(hosts[0], hosts[1])
+		want, err := EncodeRecord(nil, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, sys, err := RecordSize(m)
+		if err != nil || n != len(want) {
+			t.Fatalf("RecordSize %d %v, want %d", n, err, len(want))
+		}
+		b := bytes.Repeat([]byte{0xAA}, n)
+		PutRecord(b, m, sys, BodyCRC(m.Body))
+		if !bytes.Equal(b, want) {
+			t.Fatalf("%v: in-place record differs\n got %x\nwant %x", hosts, b, want)
+		}
+	}
+	long := sampleExt("10.0.0.1:5000", "127.0.0.1:10911")
+	long.Topic = string(bytes.Repeat([]byte{'t'}, MaxTopicLength+1))
+	if _, _, err := RecordSize(long); !errors.Is(err, ErrTopicTooLong) {
+		t.Fatalf("long topic: %v", err)
+	}
+}

@@ -95,27 +95,46 @@ func putHost(b []byte, h netip.AddrPort) int {
 // the body; StoreSize, MsgID and Properties are ignored (PropertiesString is
 // written).
 func EncodeRecord(dst []byte, m *MessageExt) ([]byte, error) {
-	if len(m.Topic) > MaxTopicLength {
-		return dst, ErrTopicTooLong
+	n, sys, err := RecordSize(m)
+	if err != nil {
+		return dst, err
 	}
-	if len(m.PropertiesString) > MaxPropertiesLength {
-		return dst, ErrPropsTooLong
-	}
-	sys := hostFlags(m.SysFlag, m.BornHost, m.StoreHost)
-	n := RecordLen(sys, len(m.Body), len(m.Topic), len(m.PropertiesString))
 	start := len(dst)
 	dst = append(dst, make([]byte, n)...)
-	b := dst[start:]
+	PutRecord(dst[start:], m, sys, BodyCRC(m.Body))
+	return dst, nil
+}
+
+// RecordSize checks the variable-length fields of m and returns the stored
+// size of its record and the sysFlag to store (SysFlag with the IPv6 bits set
+// from the host families). With PutRecord it lets a writer size and checksum
+// a record before taking its append lock, then render it in place.
+func RecordSize(m *MessageExt) (n int, sysFlag int32, err error) {
+	if len(m.Topic) > MaxTopicLength {
+		return 0, 0, ErrTopicTooLong
+	}
+	if len(m.PropertiesString) > MaxPropertiesLength {
+		return 0, 0, ErrPropsTooLong
+	}
+	sys := hostFlags(m.SysFlag, m.BornHost, m.StoreHost)
+	return RecordLen(sys, len(m.Body), len(m.Topic), len(m.PropertiesString)), sys, nil
+}
+
+// PutRecord renders m into b, which must hold exactly the size RecordSize
+// gave, with the sysFlag it gave and bodyCRC as BODYCRC (BodyCRC(m.Body)).
+// Every byte of b is written, so b need not be zeroed.
+func PutRecord(b []byte, m *MessageExt, sysFlag, bodyCRC int32) {
 	be := binary.BigEndian
-	be.PutUint32(b[PosTotalSize:], uint32(n))
+	_ = b[PosBornHost] // one bounds check for the fixed prefix
+	be.PutUint32(b[PosTotalSize:], uint32(len(b)))
 	magic := MagicCode
 	be.PutUint32(b[PosMagic:], uint32(magic))
-	be.PutUint32(b[PosBodyCRC:], uint32(BodyCRC(m.Body)))
+	be.PutUint32(b[PosBodyCRC:], uint32(bodyCRC))
 	be.PutUint32(b[PosQueueID:], uint32(m.QueueID))
 	be.PutUint32(b[PosFlag:], uint32(m.Flag))
 	be.PutUint64(b[PosQueueOffset:], uint64(m.QueueOffset))
 	be.PutUint64(b[PosPhysOffset:], uint64(m.CommitLogOffset))
-	be.PutUint32(b[PosSysFlag:], uint32(sys))
+	be.PutUint32(b[PosSysFlag:], uint32(sysFlag))
 	be.PutUint64(b[PosBornTime:], uint64(m.BornTimestamp))
 	p := PosBornHost + putHost(b[PosBornHost:], m.BornHost)
 	be.PutUint64(b[p:], uint64(m.StoreTimestamp))
@@ -130,7 +149,6 @@ func EncodeRecord(dst []byte, m *MessageExt) ([]byte, error) {
 	p += 1 + copy(b[p+1:], m.Topic)
 	be.PutUint16(b[p:], uint16(len(m.PropertiesString)))
 	copy(b[p+2:], m.PropertiesString)
-	return dst, nil
 }
 
 // reader is a bounds-checked big-endian cursor.
