@@ -8,6 +8,7 @@ package broker
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rocketmq-go/rmq/internal/message"
@@ -75,30 +76,82 @@ func writeJavaOrder(entries []propEntry, peak int) string {
 	return sb.String()
 }
 
+// javaProps is a java.util.HashMap<String,String> of message properties as
+// far as its iteration order goes: entries in insertion order plus the
+// largest size it reached (which fixes the table capacity).
+type javaProps struct {
+	entries []propEntry
+	peak    int
+}
+
+// newJavaProps is string2messageProperties.
+func newJavaProps(s string) *javaProps {
+	e := parseProperties(s)
+	return &javaProps{entries: e, peak: len(e)}
+}
+
+func (p *javaProps) index(k string) int {
+	return slices.IndexFunc(p.entries, func(e propEntry) bool { return e.k == k })
+}
+
+// get returns the value of k ("" when absent).
+func (p *javaProps) get(k string) string {
+	if i := p.index(k); i >= 0 {
+		return p.entries[i].v
+	}
+	return ""
+}
+
+// put is HashMap.put: a present key keeps its position.
+func (p *javaProps) put(k, v string) {
+	if i := p.index(k); i >= 0 {
+		p.entries[i].v = v
+		return
+	}
+	p.entries = append(p.entries, propEntry{k, v})
+	p.peak = max(p.peak, len(p.entries))
+}
+
+// remove is HashMap.remove (the table does not shrink).
+func (p *javaProps) remove(k string) {
+	if i := p.index(k); i >= 0 {
+		p.entries = slices.Delete(p.entries, i, i+1)
+	}
+}
+
+// String is messageProperties2String.
+func (p *javaProps) String() string { return writeJavaOrder(slices.Clone(p.entries), p.peak) }
+
 // storedProperties is what SendMessageProcessor stores: the client's
 // properties with CLUSTER set to the broker's cluster and WAIT removed, in
 // Java's HashMap order.
 func storedProperties(props, cluster string) string {
-	return withCluster(props, cluster, true)
+	p := newJavaProps(props)
+	p.put(message.PropertyCluster, cluster)
+	p.remove(message.PropertyWaitStoreMsgOK)
+	return p.String()
 }
 
 // batchProperties is the batch-level properties string of
 // asyncSendBatchMessage: the header's properties plus CLUSTER, WAIT kept.
 func batchProperties(props, cluster string) string {
-	return withCluster(props, cluster, false)
+	p := newJavaProps(props)
+	p.put(message.PropertyCluster, cluster)
+	return p.String()
 }
 
-func withCluster(props, cluster string, dropWait bool) string {
-	entries := parseProperties(props)
-	peak := len(entries)
-	if i := slices.IndexFunc(entries, func(e propEntry) bool { return e.k == message.PropertyCluster }); i >= 0 {
-		entries[i].v = cluster
-	} else {
-		entries = append(entries, propEntry{message.PropertyCluster, cluster})
-		peak++
+// halfProperties is a prepared message's properties after
+// parseHalfMessageInner: the client's with CLUSTER (WAIT stays: Java puts it
+// back into the map before the half message is rendered), REAL_TOPIC and
+// REAL_QID.
+func halfProperties(props, cluster, realTopic string, realQueueID int32) string {
+	p := newJavaProps(props)
+	p.put(message.PropertyCluster, cluster)
+	if w := p.get(message.PropertyWaitStoreMsgOK); w != "" {
+		p.remove(message.PropertyWaitStoreMsgOK)
+		p.put(message.PropertyWaitStoreMsgOK, w)
 	}
-	if dropWait {
-		entries = slices.DeleteFunc(entries, func(e propEntry) bool { return e.k == message.PropertyWaitStoreMsgOK })
-	}
-	return writeJavaOrder(entries, peak)
+	p.put(message.PropertyRealTopic, realTopic)
+	p.put(message.PropertyRealQueueID, strconv.Itoa(int(realQueueID)))
+	return p.String()
 }

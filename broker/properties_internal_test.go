@@ -3,10 +3,14 @@ package broker
 import (
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
 )
 
 // TestBrokerStoredPropertiesJavaOrder checks the HashMap order against the
@@ -65,5 +69,60 @@ func TestBrokerStoredPropertiesEdgeCases(t *testing.T) {
 	}
 	if storedProperties("", "C") != "CLUSTER"+nv+"C" {
 		t.Fatal("empty properties")
+	}
+}
+
+// goldenRecord decodes the golden store's record at a CommitLog offset.
+func goldenRecord(t *testing.T, offset int) *message.MessageExt {
+	t.Helper()
+	data, err := os.ReadFile("/work/shared/golden/store-clean/store/commitlog/00000000000000000000")
+	if err != nil {
+		t.Skip("golden store not available:", err)
+	}
+	m, err := message.DecodeRecord(data[offset:], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestBrokerHalfPropertiesJavaOrder: a prepared message as Java 4.9.8 stored
+// it in RMQ_SYS_TRANS_HALF_TOPIC.
+func TestBrokerHalfPropertiesJavaOrder(t *testing.T) {
+	half := goldenRecord(t, 5079)
+	p := newJavaProps(half.PropertiesString)
+	realTopic, realQID := p.get(message.PropertyRealTopic), p.get(message.PropertyRealQueueID)
+	for _, k := range []string{message.PropertyCluster, message.PropertyRealTopic, message.PropertyRealQueueID} {
+		p.remove(k)
+	}
+	client := writeJavaOrder(slices.Clone(p.entries), len(p.entries))
+	qid, _ := strconv.Atoi(realQID)
+	if got := halfProperties(client, "DefaultCluster", realTopic, int32(qid)); got != half.PropertiesString {
+		t.Fatalf("half %q\njava %q", got, half.PropertiesString)
+	}
+}
+
+// TestBrokerSendBackPropertiesJavaOrder: CONSUMER_SEND_MSG_BACK of the
+// golden record at 732; Java's store then adds REAL_TOPIC/REAL_QID for the
+// delay and renders the map again, giving the record at 6691.
+func TestBrokerSendBackPropertiesJavaOrder(t *testing.T) {
+	orig, want := goldenRecord(t, 732), goldenRecord(t, 6691)
+	b := &Broker{}
+	one := int32(16)
+	m, resp := b.buildSendBack(&codec.RemotingCommand{Version: code.CurrentVersion},
+		&header.ConsumerSendMsgBackRequestHeader{Group: "StoreConsumerGroup", MaxReconsumeTimes: &one},
+		orig, "%RETRY%StoreConsumerGroup", 0, 16)
+	if resp != nil {
+		t.Fatalf("response %+v", resp)
+	}
+	if m.ReconsumeTimes != 1 || m.Topic != "%RETRY%StoreConsumerGroup" {
+		t.Fatalf("message %+v", m)
+	}
+	p := newJavaProps(m.PropertiesString)
+	p.peak = len(p.entries) // the map Java renders here is the one built above
+	p.put(message.PropertyRealTopic, m.Topic)
+	p.put(message.PropertyRealQueueID, "0")
+	if got := p.String(); got != want.PropertiesString {
+		t.Fatalf("send-back %q\njava      %q", got, want.PropertiesString)
 	}
 }

@@ -81,7 +81,9 @@ func (b *Broker) pushReply(h *header.SendMessageRequestHeader, m *message.Messag
 	if ch == nil {
 		return "push reply message fail, channel of <" + sender + "> not found.", false
 	}
-	ph.Properties = setProperty(h.Properties, message.PropertyPushReplyTime, strconv.FormatInt(time.Now().UnixMilli(), 10))
+	props := newJavaProps(h.Properties)
+	props.put(message.PropertyPushReplyTime, strconv.FormatInt(time.Now().UnixMilli(), 10))
+	ph.Properties = props.String()
 	ctx, cancel := context.WithTimeout(context.Background(), pushReplyTimeout)
 	defer cancel()
 	resp, err := ch.InvokeSync(ctx, codec.NewRequest(code.PushReplyMessageToClient, ph.ToExtFields(), m.Body))
@@ -95,4 +97,3 @@ func (b *Broker) pushReply(h *header.SendMessageRequestHeader, m *message.Messag
 func hostString(ap netip.AddrPort) string {
 	return ap.Addr().Unmap().String() + ":" + strconv.Itoa(int(ap.Port()))
 }
-

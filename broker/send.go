@@ -178,12 +178,14 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 	if h.ReconsumeTimes != nil {
 		m.ReconsumeTimes = *h.ReconsumeTimes
 	}
-	m.PropertiesString = storedProperties(h.Properties, b.Config().BrokerClusterName)
+	cluster := b.Config().BrokerClusterName
+	m.PropertiesString = storedProperties(h.Properties, cluster)
 	if tran, _ := strconv.ParseBool(message.PropertyValue(h.Properties, message.PropertyTransactionPrepared)); tran {
 		if b.Config().RejectTransactionMessage {
 			return b.newSendResponse(code.NoPermission,
 				"the broker["+b.Config().BrokerIP1+"] sending transaction message is forbidden"), nil
 		}
+		m.PropertiesString = halfProperties(h.Properties, cluster, m.Topic, m.QueueID)
 		toHalfMessage(m)
 	}
 	queueID := m.QueueID
@@ -194,10 +196,9 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 }
 
 // toHalfMessage is parseHalfMessageInner: the prepared message goes to
-// RMQ_SYS_TRANS_HALF_TOPIC queue 0 with its real topic and queue saved.
+// RMQ_SYS_TRANS_HALF_TOPIC queue 0 (its real topic and queue are saved in
+// the properties by halfProperties).
 func toHalfMessage(m *message.MessageExt) {
-	props := message.AppendProperty(m.PropertiesString, message.PropertyRealTopic, m.Topic)
-	m.PropertiesString = message.AppendProperty(props, message.PropertyRealQueueID, strconv.Itoa(int(m.QueueID)))
 	m.SysFlag = message.ResetTransactionType(m.SysFlag, message.SysFlagTransactionNot)
 	m.Topic = topic.TransHalfTopic
 	m.QueueID = 0

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,11 +79,11 @@ func (b *Broker) consumerSendMsgBack(ctx *remoting.Context, req *codec.RemotingC
 // level (3 + reconsumeTimes unless the consumer chose one), or the DLQ.
 func (b *Broker) buildSendBack(req *codec.RemotingCommand, h *header.ConsumerSendMsgBackRequestHeader,
 	orig *message.MessageExt, newTopic string, queueID, retryMax int32) (*message.MessageExt, *codec.RemotingCommand) {
-	props := orig.PropertiesString
-	if message.PropertyValue(props, message.PropertyRetryTopic) == "" {
-		props = message.AppendProperty(props, message.PropertyRetryTopic, orig.Topic)
+	props := newJavaProps(orig.PropertiesString)
+	if props.get(message.PropertyRetryTopic) == "" {
+		props.put(message.PropertyRetryTopic, orig.Topic)
 	}
-	props = setProperty(props, message.PropertyWaitStoreMsgOK, "false")
+	props.put(message.PropertyWaitStoreMsgOK, "false")
 	maxTimes := retryMax
 	if req.Version >= code.VersionV349 && h.MaxReconsumeTimes != nil {
 		maxTimes = *h.MaxReconsumeTimes
@@ -102,13 +103,13 @@ func (b *Broker) buildSendBack(req *codec.RemotingCommand, h *header.ConsumerSen
 	} else if delay == 0 {
 		delay = 3 + orig.ReconsumeTimes
 	}
-	props = setProperty(props, message.PropertyDelayTimeLevel, strconv.Itoa(int(delay)))
-	if message.PropertyValue(props, message.PropertyOriginMessageID) == "" {
-		props = message.AppendProperty(props, message.PropertyOriginMessageID, orig.MsgID)
+	props.put(message.PropertyDelayTimeLevel, strconv.Itoa(int(delay)))
+	if strings.TrimSpace(props.get(message.PropertyOriginMessageID)) == "" {
+		props.put(message.PropertyOriginMessageID, orig.MsgID)
 	}
 	return &message.MessageExt{
 		Message:          message.Message{Topic: newTopic, Flag: orig.Flag, Body: orig.Body},
-		PropertiesString: props,
+		PropertiesString: props.String(),
 		QueueID:          queueID,
 		SysFlag:          orig.SysFlag,
 		BornTimestamp:    orig.BornTimestamp,
@@ -116,14 +117,6 @@ func (b *Broker) buildSendBack(req *codec.RemotingCommand, h *header.ConsumerSen
 		StoreHost:        orig.StoreHost,
 		ReconsumeTimes:   orig.ReconsumeTimes + 1,
 	}, nil
-}
-
-// setProperty replaces (or adds) one property in a properties string.
-func setProperty(props, name, value string) string {
-	if message.PropertyValue(props, name) != "" {
-		props = message.RemoveProperty(props, name)
-	}
-	return message.AppendProperty(props, name, value)
 }
 
 // The retry path needs delayed delivery: a sent-back message waits in
