@@ -39,7 +39,7 @@ func storeConfig(dir string, role store.BrokerRole) *store.MessageStoreConfig {
 
 // testNode is one store with its HA service.
 type testNode struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	cfg *store.MessageStoreConfig
 	st  *store.DefaultMessageStore
@@ -59,14 +59,19 @@ func haConfig(cfg *store.MessageStoreConfig) Config {
 
 // startNode opens the store in dir (a fresh temp dir when "") with role and
 // starts its HA service; both stop at cleanup, then storecheck runs.
-func startNode(t *testing.T, dir string, role store.BrokerRole, adjust ...func(*Config)) *testNode {
+func startNode(t testing.TB, dir string, role store.BrokerRole, adjust ...func(*Config)) *testNode {
 	t.Helper()
+	n := newNode(t, dir, role)
+	n.open(adjust...)
+	return n
+}
+
+// newNode prepares a node without opening it.
+func newNode(t testing.TB, dir string, role store.BrokerRole) *testNode {
 	if dir == "" {
 		dir = filepath.Join(t.TempDir(), "store")
 	}
-	n := &testNode{t: t, dir: dir, cfg: storeConfig(dir, role)}
-	n.open(adjust...)
-	return n
+	return &testNode{t: t, dir: dir, cfg: storeConfig(dir, role)}
 }
 
 func (n *testNode) open(adjust ...func(*Config)) {
