@@ -51,7 +51,7 @@ func sendHeader(topic string, queueID int32, props map[string]string) *header.Se
 }
 
 func sendRequest(c int32, h *header.SendMessageRequestHeader, body []byte) *codec.RemotingCommand {
-	if c == code.SendMessageV2 || c == code.SendBatchMessage {
+	if c == code.SendMessageV2 || c == code.SendBatchMessage || c == code.SendReplyMessageV2 {
 		return codec.NewRequest(c, header.CreateSendMessageRequestHeaderV2(h).ToExtFields(), body)
 	}
 	return codec.NewRequest(c, h.ToExtFields(), body)
