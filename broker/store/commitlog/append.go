@@ -13,11 +13,17 @@ import (
 )
 
 // PutMessage appends m and waits for the flush / replica confirmation the
-// configuration asks for (Java CommitLog.putMessage).
+// configuration asks for (Java CommitLog.putMessage). With ASYNC_FLUSH and
+// no SYNC_MASTER it returns without waiting; otherwise it blocks on a pooled
+// waiter, so the call itself allocates nothing beyond the msgId string.
 func (c *CommitLog) PutMessage(m *message.MessageExt) PutMessageResult {
-	ch := make(chan PutMessageResult, 1)
-	c.PutMessageAsync(m, func(r PutMessageResult) { ch <- r })
-	return <-ch
+	one := [1]*message.MessageExt{m}
+	var info [1]recInfo
+	res := c.put(one[:], info[:])
+	if res.Status != PutOK {
+		return res
+	}
+	return c.awaitDiskFlushAndHA(res, m)
 }
 
 // PutMessages appends a batch (all of one topic and queue, already split
@@ -25,9 +31,14 @@ func (c *CommitLog) PutMessage(m *message.MessageExt) PutMessageResult {
 // waits like PutMessage. A member with a transaction flag or a DELAY level,
 // or members of different queues, give MESSAGE_ILLEGAL (Java rules).
 func (c *CommitLog) PutMessages(ms []*message.MessageExt) PutMessageResult {
-	ch := make(chan PutMessageResult, 1)
-	c.PutMessagesAsync(ms, func(r PutMessageResult) { ch <- r })
-	return <-ch
+	if len(ms) == 0 || !batchAllowed(ms) {
+		return PutMessageResult{Status: MessageIllegal}
+	}
+	res := c.put(ms, make([]recInfo, len(ms)))
+	if res.Status != PutOK {
+		return res
+	}
+	return c.awaitDiskFlushAndHA(res, ms[0])
 }
 
 // PutMessageAsync appends m under the append lock and calls done once the
@@ -41,7 +52,14 @@ func (c *CommitLog) PutMessages(ms []*message.MessageExt) PutMessageResult {
 // PropertiesString, sysFlag, born/store host, bornTimestamp, reconsumeTimes
 // and preparedTransactionOffset.
 func (c *CommitLog) PutMessageAsync(m *message.MessageExt, done func(PutMessageResult)) {
-	c.put([]*message.MessageExt{m}, done)
+	one := [1]*message.MessageExt{m}
+	var info [1]recInfo
+	res := c.put(one[:], info[:])
+	if res.Status != PutOK {
+		done(res)
+		return
+	}
+	c.handleDiskFlushAndHA(res, m, done)
 }
 
 // PutMessagesAsync is the batch form of PutMessageAsync.
@@ -50,7 +68,12 @@ func (c *CommitLog) PutMessagesAsync(ms []*message.MessageExt, done func(PutMess
 		done(PutMessageResult{Status: MessageIllegal})
 		return
 	}
-	c.put(ms, done)
+	res := c.put(ms, make([]recInfo, len(ms)))
+	if res.Status != PutOK {
+		done(res)
+		return
+	}
+	c.handleDiskFlushAndHA(res, ms[0], done)
 }
 
 // batchAllowed applies Java asyncPutMessages' rules: no transaction flag and
@@ -70,30 +93,33 @@ func batchAllowed(ms []*message.MessageExt) bool {
 	return true
 }
 
-func (c *CommitLog) put(ms []*message.MessageExt, done func(PutMessageResult)) {
+// recInfo is what is known about a record before the append lock: its
+// stored size, the sysFlag to store and its BODYCRC.
+type recInfo struct {
+	size int
+	sys  int32
+	crc  int32
+}
+
+// put validates, sizes and checksums ms outside the lock (Java
+// MessageExtEncoder's work), then renders them straight into the mapped
+// file under it. infos has len(ms) entries and is filled here.
+func (c *CommitLog) put(ms []*message.MessageExt, infos []recInfo) PutMessageResult {
 	if c.closed.Load() {
-		done(PutMessageResult{Status: ServiceNotAvailable})
-		return
+		return PutMessageResult{Status: ServiceNotAvailable}
 	}
 	if len(ms) == 1 {
 		c.rewriteDelay(ms[0])
 	}
-	bp := c.getBuf()
-	buf, status := c.encode((*bp)[:0], ms)
+	total, status := c.measure(ms, infos)
 	if status != PutOK {
-		*bp = buf
-		c.bufPool.Put(bp)
-		done(PutMessageResult{Status: status, Append: AppendMessageResult{Status: appendStatusFor(status)}})
-		return
+		return PutMessageResult{Status: status, Append: AppendMessageResult{Status: appendStatusFor(status)}}
 	}
-	res := c.appendLocked(buf, ms)
-	*bp = buf
-	c.bufPool.Put(bp)
-	if res.Status != PutOK {
-		done(res)
-		return
+	res := c.appendLocked(ms, infos, total)
+	if res.Status == PutOK {
+		res.Append.MsgID = msgIDs(ms) // formatted outside the lock
 	}
-	c.handleDiskFlushAndHA(res, ms[0], done)
+	return res
 }
 
 func appendStatusFor(s PutMessageStatus) AppendMessageStatus {
@@ -104,14 +130,6 @@ func appendStatusFor(s PutMessageStatus) AppendMessageStatus {
 		return AppendPropertiesSizeExceeded
 	}
 	return AppendUnknownError
-}
-
-func (c *CommitLog) getBuf() *[]byte {
-	if v := c.bufPool.Get(); v != nil {
-		return v.(*[]byte)
-	}
-	b := make([]byte, 0, 4096)
-	return &b
 }
 
 // rewriteDelay moves a delayed message to SCHEDULE_TOPIC_XXXX (Java
@@ -146,30 +164,33 @@ func (c *CommitLog) rewriteDelay(m *message.MessageExt) {
 	m.QueueID = int32(level - 1)
 }
 
-// encode renders every record outside the lock (Java MessageExtEncoder).
-func (c *CommitLog) encode(dst []byte, ms []*message.MessageExt) ([]byte, PutMessageStatus) {
-	for _, m := range ms {
+// measure checks every record against Java's limits and fills infos; it
+// returns the total size. The body CRC is computed here, off the lock.
+func (c *CommitLog) measure(ms []*message.MessageExt, infos []recInfo) (int, PutMessageStatus) {
+	total := 0
+	for i, m := range ms {
 		if len(m.PropertiesString) > message.MaxPropertiesLength {
-			return dst, PropertiesSizeExceeded
+			return 0, PropertiesSizeExceeded
 		}
-		if len(m.Topic) > message.MaxTopicLength || m.Topic == "" {
-			return dst, MessageIllegal
+		if m.Topic == "" {
+			return 0, MessageIllegal
 		}
-		n := message.RecordLen(m.SysFlag|hostFlagsOf(m), len(m.Body), len(m.Topic), len(m.PropertiesString))
+		n, sys, err := message.RecordSize(m)
+		if err != nil {
+			return 0, MessageIllegal
+		}
 		if n > c.cfg.MaxMessageSize { // Java compares the whole record length
 			c.lg.Warn("message size exceeded", zap.String("topic", m.Topic), zap.Int("msgSize", n),
 				zap.Int("maxMessageSize", c.cfg.MaxMessageSize))
-			return dst, MessageIllegal
+			return 0, MessageIllegal
 		}
-		var err error
-		if dst, err = message.EncodeRecord(dst, m); err != nil {
-			return dst, MessageIllegal
-		}
+		infos[i] = recInfo{size: n, sys: sys, crc: message.BodyCRC(m.Body)}
+		total += n
 	}
-	if len(dst)+message.BlankRecordLen > c.cfg.FileSize {
-		return dst, MessageIllegal
+	if total+message.BlankRecordLen > c.cfg.FileSize {
+		return 0, MessageIllegal
 	}
-	return dst, PutOK
+	return total, PutOK
 }
 
 func hostFlagsOf(m *message.MessageExt) int32 {
@@ -183,10 +204,11 @@ func hostFlagsOf(m *message.MessageExt) int32 {
 	return f
 }
 
-// appendLocked copies the encoded records into the last file under the
-// append lock, rolling to a new file with a blank record when they do not
-// fit, and assigns physical offsets, queue offsets and the store time.
-func (c *CommitLog) appendLocked(buf []byte, ms []*message.MessageExt) PutMessageResult {
+// appendLocked renders the records into the last file under the append
+// lock, rolling to a new file with a blank record when they do not fit, and
+// assigns physical offsets, queue offsets and the store time. The lock
+// covers only position bookkeeping and the copy into the mapping.
+func (c *CommitLog) appendLocked(ms []*message.MessageExt, infos []recInfo, total int) PutMessageResult {
 	c.putMu.Lock()
 	start := time.Now()
 	now := start.UnixMilli()
@@ -198,20 +220,19 @@ func (c *CommitLog) appendLocked(buf []byte, ms []*message.MessageExt) PutMessag
 	if c.closed.Load() {
 		return PutMessageResult{Status: ServiceNotAvailable}
 	}
-	mf, err := c.fileFor(len(buf))
+	mf, err := c.fileFor(total)
 	if err != nil || mf == nil {
 		c.lg.Error("create mapped file failed", zap.Error(err))
 		return PutMessageResult{Status: CreateMappedFileFailed, Append: AppendMessageResult{Status: AppendUnknownError}}
 	}
 	pos := int(mf.WrotePosition())
 	phys := mf.FileFromOffset() + int64(pos)
-	copy(mf.Data()[pos:], buf)
-	first := c.patch(mf.Data()[pos:pos+len(buf)], ms, phys, now)
+	first := c.render(mf.Data()[pos:pos+total], ms, infos, phys, now)
 	mf.SetStoreTimestamp(now)
-	mf.SetWrotePosition(int32(pos + len(buf)))
+	mf.SetWrotePosition(int32(pos + total))
 	return PutMessageResult{Status: PutOK, Append: AppendMessageResult{
-		Status: AppendPutOK, WroteOffset: phys, WroteBytes: int32(len(buf)),
-		MsgID: msgIDs(ms), StoreTimestamp: now, LogicsOffset: first,
+		Status: AppendPutOK, WroteOffset: phys, WroteBytes: int32(total),
+		StoreTimestamp: now, LogicsOffset: first,
 		MsgNum: int32(len(ms)), PagecacheRT: time.Since(start).Milliseconds(),
 	}}
 }
@@ -238,11 +259,10 @@ func (c *CommitLog) fileFor(n int) (*mmap.MappedFile, error) {
 	return c.q.LastMappedFileOrCreate(0)
 }
 
-// patch writes queue offset, physical offset and store time into each
-// record of rec and advances the topic queue table. It returns the first
-// queue offset. Called under putMu.
-func (c *CommitLog) patch(rec []byte, ms []*message.MessageExt, phys, now int64) int64 {
-	be := binary.BigEndian
+// render assigns queue offset, physical offset and store time to each
+// message, writes its record into dst and advances the topic queue table.
+// It returns the first queue offset. Called under putMu.
+func (c *CommitLog) render(dst []byte, ms []*message.MessageExt, infos []recInfo, phys, now int64) int64 {
 	m0 := ms[0]
 	c.keyBuf = strconv.AppendInt(append(append(c.keyBuf[:0], m0.Topic...), '-'), int64(m0.QueueID), 10)
 	slot := c.topicQueueTable[string(c.keyBuf)] // no allocation for the lookup
@@ -259,18 +279,15 @@ func (c *CommitLog) patch(rec []byte, ms []*message.MessageExt, phys, now int64)
 	}
 	off := 0
 	for i, m := range ms {
-		size := int(be.Uint32(rec[off:]))
+		in := infos[i]
 		qo := int64(0)
 		if assign {
 			qo = next + int64(i)
 		}
-		be.PutUint64(rec[off+message.PosQueueOffset:], uint64(qo))
-		be.PutUint64(rec[off+message.PosPhysOffset:], uint64(phys+int64(off)))
-		sys := int32(be.Uint32(rec[off+message.PosSysFlag:]))
-		be.PutUint64(rec[off+message.StoreTimestampPos(sys):], uint64(now))
-		m.QueueOffset, m.CommitLogOffset, m.StoreTimestamp, m.StoreSize = qo, phys+int64(off), now, int32(size)
-		m.SysFlag = sys
-		off += size
+		m.QueueOffset, m.CommitLogOffset, m.StoreTimestamp, m.StoreSize = qo, phys+int64(off), now, int32(in.size)
+		m.SysFlag = in.sys
+		message.PutRecord(dst[off:off+in.size], m, in.sys, in.crc)
+		off += in.size
 	}
 	if assign {
 		*slot = next + int64(len(ms))

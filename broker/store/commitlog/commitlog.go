@@ -53,8 +53,6 @@ type CommitLog struct {
 	flusher      *service.Service // ASYNC_FLUSH: FlushRealTimeService
 	group        *groupCommit     // SYNC_FLUSH: GroupCommitService
 	lastThorough atomic.Int64     // ms of the last full flush (async)
-
-	bufPool sync.Pool // *[]byte encode buffers
 }
 
 type replicaBox struct{ w ReplicaWaiter }
@@ -74,7 +72,7 @@ func New(cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger) (*CommitLog
 	lg = lg.Named("store.commitlog")
 	c := &CommitLog{
 		cfg: cfg, lg: lg, cp: cp,
-		q:               mmap.NewMappedFileQueue(cfg.Dir, cfg.FileSize, mmap.QueueOptions{Preallocate: true, Warm: cfg.WarmMappedFile}, lg),
+		q:               mmap.NewMappedFileQueue(cfg.Dir, cfg.FileSize, mmap.QueueOptions{Preallocate: true, Warm: cfg.WarmMappedFile, Prefault: cfg.PrefaultNextFile}, lg),
 		topicQueueTable: map[string]*int64{},
 	}
 	if cfg.SyncFlush {
@@ -89,8 +87,10 @@ func New(cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger) (*CommitLog
 // size fails.
 func (c *CommitLog) Load() error { return c.q.Load() }
 
-// Start spawns the flush service.
+// Start spawns the flush service and, when the log is empty or its last
+// file full, starts preparing the file the first append will need.
 func (c *CommitLog) Start() {
+	c.q.PreallocateNext(0)
 	if c.group != nil {
 		c.group.svc.Start()
 	} else {

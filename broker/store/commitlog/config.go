@@ -22,8 +22,13 @@ type Config struct {
 	SyncFlushTimeout      time.Duration // syncFlushTimeout
 	CheckCRCOnRecover     bool          // checkCRCOnRecover
 	WarmMappedFile        bool          // warmMapedFileEnable
-	MessageIndexEnable    bool          // messageIndexEnable
-	MessageIndexSafe      bool          // messageIndexSafe
+	// PrefaultNextFile pre-faults the preallocated next file in the
+	// background (no Java key; Java maps it cold unless warmMapedFileEnable),
+	// so that appends into it do not take a first-touch page fault under the
+	// append lock. Costs one file of dirty page cache ahead of the writer.
+	PrefaultNextFile   bool
+	MessageIndexEnable bool // messageIndexEnable
+	MessageIndexSafe   bool // messageIndexSafe
 	// DelayLevelTable maps a delay level (1..max) to its delay in ms
 	// (messageDelayLevel parsed by ParseDelayLevels). Empty disables the
 	// DELAY rewrite in PutMessage and the delivery-time tagsCode.
@@ -38,7 +43,7 @@ func DefaultConfig(dir string) Config {
 		Dir: dir, FileSize: 1 << 30, MaxMessageSize: 4 << 20,
 		FlushInterval: 500 * time.Millisecond, FlushTimed: true, FlushLeastPages: 4,
 		FlushThoroughInterval: 10 * time.Second, SyncFlushTimeout: 5 * time.Second,
-		CheckCRCOnRecover: true, MessageIndexEnable: true,
+		CheckCRCOnRecover: true, MessageIndexEnable: true, PrefaultNextFile: true,
 		DelayLevelTable: table, MaxDelayLevel: maxLevel,
 	}
 }

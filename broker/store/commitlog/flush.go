@@ -3,12 +3,12 @@ package commitlog
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/internal/message"
-	"github.com/rocketmq-go/rmq/internal/service"
 )
 
 // flushAsync is one round of Java FlushRealTimeService: flush when at least
@@ -32,32 +32,67 @@ func (c *CommitLog) flushAsync(context.Context) {
 	c.recordFlushTimestamp()
 }
 
-// handleDiskFlushAndHA completes a successful append: SYNC_FLUSH waits for
-// the group commit, SYNC_MASTER for the replica, both concurrently (Java
-// submitFlushRequest.thenCombine(submitReplicaRequest)).
-func (c *CommitLog) handleDiskFlushAndHA(res PutMessageResult, m *message.MessageExt, done func(PutMessageResult)) {
+// waitNeeds reports which confirmations a successful append needs and
+// wakes the flush service where Java does.
+func (c *CommitLog) waitNeeds(m *message.MessageExt) (needFlush, needReplica bool) {
 	wait := message.PropertyValue(m.PropertiesString, message.PropertyWaitStoreMsgOK) != "false"
-	end := res.Append.WroteOffset + int64(res.Append.WroteBytes)
-	needFlush := c.group != nil && wait
-	needReplica := c.cfg.SyncMaster && wait
 	if c.group == nil && !c.cfg.FlushTimed {
 		c.flusher.Wakeup()
 	}
 	if c.group != nil && !wait {
 		c.group.svc.Wakeup()
 	}
+	return c.group != nil && wait, c.cfg.SyncMaster && wait
+}
+
+// handleDiskFlushAndHA completes a successful append: SYNC_FLUSH waits for
+// the group commit, SYNC_MASTER for the replica, both concurrently (Java
+// submitFlushRequest.thenCombine(submitReplicaRequest)).
+func (c *CommitLog) handleDiskFlushAndHA(res PutMessageResult, m *message.MessageExt, done func(PutMessageResult)) {
+	needFlush, needReplica := c.waitNeeds(m)
 	if !needFlush && !needReplica {
 		done(res)
 		return
 	}
 	p := &pendingPut{res: res, done: done}
+	c.startWaits(p, needFlush, needReplica)
+}
+
+// awaitDiskFlushAndHA is the blocking form of handleDiskFlushAndHA, with a
+// pooled waiter instead of a callback.
+func (c *CommitLog) awaitDiskFlushAndHA(res PutMessageResult, m *message.MessageExt) PutMessageResult {
+	needFlush, needReplica := c.waitNeeds(m)
+	if !needFlush && !needReplica {
+		return res
+	}
+	p, _ := waiterPool.Get().(*pendingPut)
+	if p == nil {
+		p = &pendingPut{ch: make(chan struct{}, 1)}
+	}
+	p.res = res
+	c.startWaits(p, needFlush, needReplica)
+	<-p.ch
+	res = p.res
+	*p = pendingPut{ch: p.ch}
+	waiterPool.Put(p)
+	return res
+}
+
+// waiterPool recycles the pendingPuts of blocking puts. A waiter goes back
+// only after its final completion was received, and completers drop their
+// reference before completing, so a recycled waiter is never completed twice.
+var waiterPool sync.Pool
+
+func (c *CommitLog) startWaits(p *pendingPut, needFlush, needReplica bool) {
+	end := p.res.Append.WroteOffset + int64(p.res.Append.WroteBytes)
+	p.flushSt, p.replSt = PutOK, PutOK
 	if needFlush && needReplica {
-		p.left = 2
+		p.left.Store(2)
 	} else {
-		p.left = 1
+		p.left.Store(1)
 	}
 	if needFlush {
-		c.group.submit(end, p.flushDone)
+		c.group.submit(end, p)
 	}
 	if needReplica {
 		c.waitReplica(end, p.replicaDone)
@@ -79,30 +114,29 @@ func (c *CommitLog) waitReplica(end int64, done func(PutMessageStatus)) {
 	})
 }
 
-// pendingPut joins the flush and replica confirmations of one put.
+// pendingPut joins the flush and replica confirmations of one put and then
+// calls done, or (blocking puts) signals ch.
 type pendingPut struct {
-	mu      sync.Mutex
 	res     PutMessageResult
-	left    int
-	flushSt PutMessageStatus
+	left    atomic.Int32
+	flushSt PutMessageStatus // written before the left decrement that publishes it
 	replSt  PutMessageStatus
 	done    func(PutMessageResult)
+	ch      chan struct{} // buffered(1); nil for callback puts
 }
 
-func (p *pendingPut) flushDone(s PutMessageStatus)   { p.finish(s, true) }
-func (p *pendingPut) replicaDone(s PutMessageStatus) { p.finish(s, false) }
+func (p *pendingPut) flushDone(s PutMessageStatus) {
+	p.flushSt = s
+	p.finish()
+}
 
-func (p *pendingPut) finish(s PutMessageStatus, flush bool) {
-	p.mu.Lock()
-	if flush {
-		p.flushSt = s
-	} else {
-		p.replSt = s
-	}
-	p.left--
-	last := p.left == 0
-	p.mu.Unlock()
-	if !last {
+func (p *pendingPut) replicaDone(s PutMessageStatus) {
+	p.replSt = s
+	p.finish()
+}
+
+func (p *pendingPut) finish() {
+	if p.left.Add(-1) != 0 {
 		return
 	}
 	// The replica status wins over the flush status, as in Java's combine.
@@ -112,101 +146,9 @@ func (p *pendingPut) finish(s PutMessageStatus, flush bool) {
 	if p.replSt != PutOK {
 		p.res.Status = p.replSt
 	}
+	if p.ch != nil {
+		p.ch <- struct{}{}
+		return
+	}
 	p.done(p.res)
-}
-
-// groupCommit is Java GroupCommitService: appenders queue "flush up to
-// offset" requests; one goroutine flushes and completes every request the
-// flush covers. A request not covered within SyncFlushTimeout completes
-// with FLUSH_DISK_TIMEOUT (the data stays and is flushed later).
-type groupCommit struct {
-	c   *CommitLog
-	svc *service.Service
-
-	mu   sync.Mutex
-	reqs []*flushReq // guarded by mu
-}
-
-type flushReq struct {
-	offset int64
-	once   sync.Once
-	timer  *time.Timer
-	done   func(PutMessageStatus)
-}
-
-// complete reports s once. It does not touch r.timer: the timer callback
-// calls it too, and only the group-commit goroutine (ordered after submit
-// by g.mu) stops the timer.
-func (r *flushReq) complete(s PutMessageStatus) {
-	r.once.Do(func() { r.done(s) })
-}
-
-func newGroupCommit(c *CommitLog) *groupCommit {
-	g := &groupCommit{c: c}
-	g.svc = service.New("groupCommitService", 10*time.Millisecond, g.run)
-	return g
-}
-
-func (g *groupCommit) submit(offset int64, done func(PutMessageStatus)) {
-	r := &flushReq{offset: offset, done: done}
-	if g.c.closed.Load() { // shutdown already ran its final flush
-		if g.c.q.FlushedWhere() >= offset {
-			done(PutOK)
-		} else {
-			done(FlushDiskTimeout)
-		}
-		return
-	}
-	g.mu.Lock()
-	r.timer = time.AfterFunc(g.c.cfg.SyncFlushTimeout, func() { r.complete(FlushDiskTimeout) })
-	g.reqs = append(g.reqs, r)
-	g.mu.Unlock()
-	g.svc.Wakeup()
-}
-
-func (g *groupCommit) take() []*flushReq {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	r := g.reqs
-	g.reqs = nil
-	return r
-}
-
-// run flushes until every queued request is covered or the flush stops
-// moving (error, or nothing left), then completes the requests.
-func (g *groupCommit) run(context.Context) {
-	reqs := g.take()
-	if len(reqs) == 0 {
-		return
-	}
-	var target int64
-	for _, r := range reqs {
-		target = max(target, r.offset)
-	}
-	q := g.c.q
-	for q.FlushedWhere() < target {
-		noMove, err := q.Flush(0)
-		if err != nil {
-			g.c.lg.Error("group commit flush failed", zap.Error(err))
-			break
-		}
-		if noMove {
-			break
-		}
-	}
-	g.c.recordFlushTimestamp()
-	flushed := q.FlushedWhere()
-	for _, r := range reqs {
-		r.timer.Stop()
-		if flushed >= r.offset {
-			r.complete(PutOK)
-		} else {
-			r.complete(FlushDiskTimeout)
-		}
-	}
-}
-
-// completeAll answers every queued request after the final flush (shutdown).
-func (g *groupCommit) completeAll() {
-	g.run(context.Background())
 }

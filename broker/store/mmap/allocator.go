@@ -58,7 +58,21 @@ func (a *allocator) get(path, next string) (*MappedFile, error) {
 	if _, ok := a.pending[next]; !ok && !a.closed {
 		a.pending[next] = a.startLocked(next, a.prefault)
 	}
+	var stale []*allocation // prepared for offsets the queue skipped (a slave starting mid-log)
+	for p, al := range a.pending {
+		if p < path { // equal-length names in one directory order by offset
+			stale = append(stale, al)
+			delete(a.pending, p)
+		}
+	}
 	a.mu.Unlock()
+	for _, al := range stale {
+		al.stop.Store(true)
+		<-al.done
+		if al.mf != nil {
+			_ = al.mf.Destroy()
+		}
+	}
 	<-cur.mapped
 	cur.stop.Store(true)
 	<-cur.done
@@ -85,6 +99,28 @@ func (a *allocator) startLocked(path string, prefault bool) *allocation {
 		}
 	}()
 	return al
+}
+
+// ahead starts allocating path (with pre-fault) unless that is under way.
+func (a *allocator) ahead(path string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.pending[path]; !ok && !a.closed {
+		a.pending[path] = a.startLocked(path, a.prefault)
+	}
+}
+
+// wait blocks until every allocation under way, pre-fault included, is done.
+func (a *allocator) wait() {
+	a.mu.Lock()
+	var all []*allocation
+	for _, al := range a.pending {
+		all = append(all, al)
+	}
+	a.mu.Unlock()
+	for _, al := range all {
+		<-al.done
+	}
 }
 
 // shutdown stops in-flight pre-faults, waits for the allocation goroutines

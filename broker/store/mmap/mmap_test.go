@@ -169,3 +169,25 @@ func TestMappedFilePrefaultQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestMappedFilePreallocateNextSkipped: a file prepared ahead for offset 0
+// is deleted when the queue starts further on (a slave's first append), so
+// no stray empty file is left before the real ones.
+func TestMappedFilePreallocateNextSkipped(t *testing.T) {
+	dir := t.TempDir()
+	const size = 64 << 10
+	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, Prefault: true}, zaptest.NewLogger(t))
+	defer q.Shutdown()
+	q.PreallocateNext(0)
+	q.AwaitPreallocated()
+	if _, err := os.Stat(filepath.Join(dir, OffsetToFileName(0))); err != nil {
+		t.Fatalf("file 0 not prepared: %v", err)
+	}
+	mf, err := q.LastMappedFileOrCreate(3 * size)
+	if err != nil || mf.FileFromOffset() != 3*size {
+		t.Fatalf("create at 3*size: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, OffsetToFileName(0))); !os.IsNotExist(err) {
+		t.Fatalf("stale prepared file 0 kept: %v", err)
+	}
+}

@@ -157,6 +157,36 @@ func (q *MappedFileQueue) LastMappedFileOrCreate(startOffset int64) (*MappedFile
 	return mf, nil
 }
 
+// PreallocateNext starts creating, in the background, the file that
+// LastMappedFileOrCreate(startOffset) would create next (the first file of
+// an empty queue, or the one after a full last file), so that even the
+// first append after start-up finds a mapped, pre-faulted file. No-op
+// without Preallocate or when the last file still has room.
+func (q *MappedFileQueue) PreallocateNext(startOffset int64) {
+	if q.alloc == nil {
+		return
+	}
+	last := q.LastMappedFile()
+	var create int64
+	switch {
+	case last == nil:
+		create = startOffset - startOffset%int64(q.fileSize)
+	case last.IsFull():
+		create = last.FileFromOffset() + int64(q.fileSize)
+	default:
+		return
+	}
+	q.alloc.ahead(filepath.Join(q.dir, OffsetToFileName(create)))
+}
+
+// AwaitPreallocated waits until every background allocation, pre-fault
+// included, has finished (tests and benchmarks that must not measure it).
+func (q *MappedFileQueue) AwaitPreallocated() {
+	if q.alloc != nil {
+		q.alloc.wait()
+	}
+}
+
 func (q *MappedFileQueue) newFile(from int64) (*MappedFile, error) {
 	path := filepath.Join(q.dir, OffsetToFileName(from))
 	if q.alloc == nil {
