@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -238,11 +239,35 @@ func (p *adminProcessor) getBrokerConfig(_ *remoting.Context, _ *codec.RemotingC
 	dv := p.cfgVersion
 	p.mu.Unlock()
 	resp := success()
-	if content := props.Format(p.configTargets()...); content != "" {
+	if content := formatConfig(p.configTargets()...); content != "" {
 		resp.Body = []byte(content)
 	}
 	resp.SetExt("version", string(dv.Encode()))
 	return resp, nil
+}
+
+// formatConfig is Configuration.getAllConfigsFormatString: key=value lines
+// of every setting. MixAll.object2Properties skips null values: the String
+// settings whose Java default is null are left out while empty here.
+func formatConfig(targets ...any) string {
+	var sb strings.Builder
+	for _, line := range strings.SplitAfter(props.Format(targets...), "\n") {
+		key, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+		if line == "" || (value == "" && nullDefaultKeys[key]) {
+			continue
+		}
+		sb.WriteString(line)
+	}
+	return sb.String()
+}
+
+// nullDefaultKeys are the 4.9.8 config String fields initialised to null
+// (BrokerConfig, MessageStoreConfig), or to a system property/env value
+// that may be unset.
+var nullDefaultKeys = map[string]bool{
+	"namesrvAddr": true, "rocketmqHome": true, "storePathCommitLog": true, "haMasterAddress": true,
+	"dLegerGroup": true, "dLegerPeers": true, "dLegerSelfId": true, "preferredLeaderId": true,
+	"readOnlyCommitLogStorePaths": true, "storePathDLedgerCommitLog": true,
 }
 
 // updateBrokerConfig applies a properties body to a validated copy of the
@@ -286,7 +311,7 @@ func (p *adminProcessor) updateBrokerConfig(_ *remoting.Context, req *codec.Remo
 // ~/store/config/broker.properties by default).
 func (p *adminProcessor) persistConfig(updated map[string]string) {
 	path := filepath.Join(p.b.storeCfg.ConfigDir(), "broker.properties")
-	content := props.Format(p.configTargets()...)
+	content := formatConfig(p.configTargets()...)
 	// keys not bound at runtime (store/netty) still reach the file
 	keys := make([]string, 0, len(updated))
 	for k := range updated {
