@@ -11,8 +11,9 @@ import (
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
-// ErrSlaveBrokerID is BrokerStartup's "Slave's brokerId must be > 0".
-var ErrSlaveBrokerID = errors.New("Slave's brokerId must be > 0")
+// ErrSlaveBrokerID is BrokerStartup's "Slave's brokerId must be > 0"
+// (mqbroker prints Java's text).
+var ErrSlaveBrokerID = errors.New("broker: slave's brokerId must be > 0")
 
 // StartupConfigs are the four configuration objects BrokerStartup fills
 // from the properties file (every key applies to each that declares it).

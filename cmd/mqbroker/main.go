@@ -46,7 +46,11 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		props.Bind(map[string]string{"namesrvAddr": *nsAddr}, cfgs.Broker)
 	}
 	if err := cfgs.ApplyOverrides(); err != nil {
-		fmt.Fprintln(stdout, err)
+		if errors.Is(err, broker.ErrSlaveBrokerID) {
+			fmt.Fprint(stdout, "Slave's brokerId must be > 0") // Java's printf, no newline; exit(-3)
+		} else {
+			fmt.Fprintln(stderr, err)
+		}
 		return 253
 	}
 	if *printAll || *printImportant {
