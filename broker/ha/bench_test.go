@@ -46,7 +46,7 @@ func firstKey(m map[string]int64) string {
 
 // runSenders sends with 64 goroutines for b.N messages of 1 KiB and
 // returns the messages per second and the statuses other than PUT_OK.
-func runSenders(b *testing.B, st store.MessageStore, senders int) (float64, int64) {
+func runSenders(b *testing.B, st store.MessageStore, h *Service, senders int) (float64, int64) {
 	var next, failed atomic.Int64
 	payload := body(0, 1024)
 	var wg sync.WaitGroup
@@ -59,6 +59,8 @@ func runSenders(b *testing.B, st store.MessageStore, senders int) (float64, int6
 				if r := st.PutMessage(newMsg("TopicBench", int32(g%8), payload)); r.Status != commitlog.PutOK {
 					failed.Add(1)
 				}
+				h.NotifyAppend() // the broker does this for every dispatched message
+
 			}
 		}(g)
 	}
@@ -75,7 +77,7 @@ func BenchmarkHASendTPS(b *testing.B) {
 			master, _ := benchPair(b, role)
 			b.SetBytes(1024)
 			b.ResetTimer()
-			tps, failed := runSenders(b, master.st, 64)
+			tps, failed := runSenders(b, master.st, master.ha, 64)
 			b.StopTimer()
 			if failed > 0 {
 				b.Fatalf("%d sends not PUT_OK", failed)
@@ -126,13 +128,18 @@ func BenchmarkHAReplicationLag(b *testing.B) {
 	}()
 	b.SetBytes(1024)
 	b.ResetTimer()
-	tps, failed := runSenders(b, master.st, 64)
+	tps, failed := runSenders(b, master.st, master.ha, 64)
 	b.StopTimer()
 	close(stop)
 	<-done
 	if failed > 0 {
 		b.Fatalf("%d sends failed", failed)
 	}
+	end, t0 := master.st.MaxPhyOffset(), time.Now()
+	for slave.st.MaxPhyOffset() < end {
+		time.Sleep(100 * time.Microsecond)
+	}
+	b.ReportMetric(float64(time.Since(t0).Microseconds())/1000, "catchUpMs")
 	b.ReportMetric(tps, "msgs/s")
 	b.ReportMetric(percentile(lagB, 0.5), "lagBytes-p50")
 	b.ReportMetric(percentile(lagB, 0.99), "lagBytes-p99")
