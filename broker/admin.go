@@ -162,7 +162,7 @@ func (p *adminProcessor) getAllTopicConfig(_ *remoting.Context, _ *codec.Remotin
 	if len(content) == 0 {
 		return nil, wireError(code.SystemError, "No topic in this broker")
 	}
-	resp := success()
+	resp := emptyHeaderResponse()
 	resp.Body = content
 	return resp, nil
 }

@@ -95,7 +95,16 @@ func (p *clientManageProcessor) unregisterClient(ctx *remoting.Context, req *cod
 		}
 		p.b.consumers.UnregisterConsumer(h.ConsumerGroup, info, notify)
 	}
-	return codec.NewResponse(code.Success, ""), nil
+	return emptyHeaderResponse(), nil
+}
+
+// emptyHeaderResponse is a SUCCESS built from a custom header class
+// without fields (UnregisterClientResponseHeader…): Java writes
+// "extFields":{}.
+func emptyHeaderResponse() *codec.RemotingCommand {
+	resp := codec.NewResponse(code.Success, "")
+	resp.ExtFields = map[string]string{}
+	return resp
 }
 
 // checkClientConfig validates a consumer's subscription expression.
