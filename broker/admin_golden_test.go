@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
@@ -167,5 +169,39 @@ func TestBrokerAdminGoldenSlaveSyncHeaders(t *testing.T) {
 		if !bytes.Equal(ge, we) {
 			t.Errorf("%s header:\n got %q\nwant %q", step.req, ge, we)
 		}
+	}
+}
+
+// TestBrokerAdminGoldenResetOffset replays mqadmin resetOffsetByTime: the
+// answer and the RESET_CONSUMER_CLIENT_OFFSET pushed to the consumer match
+// the Java broker's frames.
+func TestBrokerAdminGoldenResetOffset(t *testing.T) {
+	hb := goldenBytes(t, "001024-client2broker-req-HEART_BEAT.bin")
+	if hb == nil {
+		t.Skip("golden set absent")
+	}
+	b := testutil.StartBroker(t, "")
+	tc := body.NewTopicConfig("TopicTest")
+	tc.ReadQueueNums, tc.WriteQueueNums = 4, 4
+	b.Topics().UpdateTopicConfig(tc)
+	for q := int32(0); q < 4; q++ {
+		b.Offsets().CommitOffset("x", "cg_admin", "TopicTest", q, 0)
+	}
+	consumer := dialRaw(t, b.Addr().String())
+	consumer.exchange(hb)
+	admin := dialRaw(t, b.Addr().String())
+	got, _ := admin.exchange(goldenBytes(t, "001360-client2broker-req-INVOKE_BROKER_TO_RESET_OFFSET.bin"))
+	if want := goldenBytes(t, "001361-broker2client-resp-SUCCESS.bin"); !bytes.Equal(got, want) {
+		t.Errorf("answer:\n got %q\nwant %q", got, want)
+	}
+	var pushed []byte
+	for pushed == nil {
+		f := consumer.readFrame()
+		if cmd, err := codec.Decode(f); err == nil && cmd.Code == code.ResetConsumerClientOffset {
+			pushed = f
+		}
+	}
+	if want := goldenBytes(t, "001362-broker2client-oneway-RESET_CONSUMER_CLIENT_OFFSET.bin"); !sameButOpaque(t, pushed, want) {
+		t.Errorf("pushed:\n got %q\nwant %q", pushed, want)
 	}
 }
