@@ -32,14 +32,14 @@ func (b *Broker) getConsumerListByGroup(ctx *remoting.Context, req *codec.Remoti
 	}
 	if gi := b.consumers.GetConsumerGroupInfo(h.ConsumerGroup); gi != nil {
 		if list := gi.ConsumerList(); len(list.ConsumerIDList) > 0 {
-			resp := codec.NewResponse(code.Success, "")
+			resp := headerResponse(code.Success, "")
 			resp.Body = list.Encode()
 			return resp, nil
 		}
 	}
 	b.lg.Warn("get consumer list by group failed", zap.String("consumerGroup", h.ConsumerGroup),
 		zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
-	return codec.NewResponse(code.SystemError, "no consumer for this group, "+h.ConsumerGroup), nil
+	return headerResponse(code.SystemError, "no consumer for this group, "+h.ConsumerGroup), nil
 }
 
 func (b *Broker) updateConsumerOffset(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
@@ -48,7 +48,7 @@ func (b *Broker) updateConsumerOffset(ctx *remoting.Context, req *codec.Remoting
 		return nil, err
 	}
 	b.offsets.CommitOffset(ctx.Channel.RemoteAddr(), h.ConsumerGroup, h.Topic, h.QueueID, h.CommitOffset)
-	return codec.NewResponse(code.Success, ""), nil
+	return headerResponse(code.Success, ""), nil
 }
 
 // queryConsumerOffset answers the committed offset; for a queue the group
@@ -63,7 +63,7 @@ func (b *Broker) queryConsumerOffset(_ *remoting.Context, req *codec.RemotingCom
 	off := b.offsets.QueryOffset(h.ConsumerGroup, h.Topic, h.QueueID)
 	if off < 0 {
 		if b.store.MinOffsetInQueue(h.Topic, h.QueueID) > 0 || b.store.CheckInDiskByConsumeOffset(h.Topic, h.QueueID, 0) {
-			return codec.NewResponse(code.QueryNotFound, remarkQueryOffsetNotFound), nil
+			return headerResponse(code.QueryNotFound, remarkQueryOffsetNotFound), nil
 		}
 		off = 0
 	}

@@ -34,6 +34,16 @@ import (
 	"github.com/rocketmq-go/rmq/remoting/header"
 )
 
+// headerResponse is a response Java creates with a custom header class
+// (createResponseCommand(XxxResponseHeader.class)): its extFields is an
+// empty map even when no field is set, so the JSON header carries
+// "extFields":{}.
+func headerResponse(c int32, remark string) *codec.RemotingCommand {
+	resp := codec.NewResponse(c, remark)
+	resp.ExtFields = map[string]string{}
+	return resp
+}
+
 // PullSysFlag bits (wire.md §6.2).
 const (
 	pullFlagCommitOffset int32 = 0x1
@@ -102,7 +112,7 @@ func (p *pullProcessor) process(ctx *remoting.Context, req *codec.RemotingComman
 	r := p.b.store.GetMessage(h.ConsumerGroup, h.Topic, h.QueueID, h.QueueOffset, h.MaxMsgNums, pl.filter)
 	var resp *codec.RemotingCommand
 	if r == nil {
-		resp = codec.NewResponse(code.SystemError, "store getMessage return null")
+		resp = headerResponse(code.SystemError, "store getMessage return null")
 	} else {
 		resp = p.answer(ctx, req, pl, r, allowSuspend)
 	}
@@ -116,30 +126,30 @@ func (p *pullProcessor) process(ctx *remoting.Context, req *codec.RemotingComman
 func (p *pullProcessor) check(ctx *remoting.Context, pl *pullPlan) *codec.RemotingCommand {
 	h := &pl.h
 	if !p.b.brokerReadable() {
-		return codec.NewResponse(code.NoPermission, "the broker["+p.b.Config().BrokerIP1+"] pulling message is forbidden")
+		return headerResponse(code.NoPermission, "the broker["+p.b.Config().BrokerIP1+"] pulling message is forbidden")
 	}
 	sg, ok := p.b.subs.FindSubscriptionGroupConfig(h.ConsumerGroup)
 	if !ok {
-		return codec.NewResponse(code.SubscriptionGroupNotExist,
+		return headerResponse(code.SubscriptionGroupNotExist,
 			"subscription group ["+h.ConsumerGroup+"] does not exist, "+faqSuffix)
 	}
 	pl.sg = sg
 	if !sg.ConsumeEnable {
-		return codec.NewResponse(code.NoPermission, "subscription group no permission, "+h.ConsumerGroup)
+		return headerResponse(code.NoPermission, "subscription group no permission, "+h.ConsumerGroup)
 	}
 	tc := p.b.topics.SelectTopicConfig(h.Topic)
 	if tc == nil {
 		p.lg.Error("the topic not exist", zap.String("topic", h.Topic), zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
-		return codec.NewResponse(code.TopicNotExist, "topic["+h.Topic+"] not exist, apply first please! "+faqSuffix)
+		return headerResponse(code.TopicNotExist, "topic["+h.Topic+"] not exist, apply first please! "+faqSuffix)
 	}
 	if !topic.IsReadable(tc.Perm) {
-		return codec.NewResponse(code.NoPermission, "the topic["+h.Topic+"] pulling message is forbidden")
+		return headerResponse(code.NoPermission, "the topic["+h.Topic+"] pulling message is forbidden")
 	}
 	if h.QueueID < 0 || h.QueueID >= tc.ReadQueueNums {
 		remark := "queueId[" + strconv.Itoa(int(h.QueueID)) + "] is illegal, topic:[" + h.Topic +
 			"] topicConfig.readQueueNums:[" + strconv.Itoa(int(tc.ReadQueueNums)) + "] consumer:[/" + ctx.Channel.RemoteAddr() + "]"
 		p.lg.Warn("pull queueId is illegal", zap.String("topic", h.Topic), zap.Int32("queueId", h.QueueID))
-		return codec.NewResponse(code.SystemError, remark)
+		return headerResponse(code.SystemError, remark)
 	}
 	return nil
 }
@@ -162,7 +172,7 @@ func (p *pullProcessor) subscription(pl *pullPlan) *codec.RemotingCommand {
 		return resp
 	}
 	if !isTagType(pl.sub.ExpressionType) && !p.b.Config().EnablePropertyFilter {
-		return codec.NewResponse(code.SystemError, "The broker does not support consumer to filter message by "+pl.sub.ExpressionType)
+		return headerResponse(code.SystemError, "The broker does not support consumer to filter message by "+pl.sub.ExpressionType)
 	}
 	if p.b.Config().FilterSupportRetry {
 		pl.filter = filter.NewExpressionForRetryMessageFilter(pl.sub, fd, p.b.Filters(), p.lg)
@@ -181,7 +191,7 @@ func (p *pullProcessor) subscriptionFromRequest(h *header.PullMessageRequestHead
 	if err != nil {
 		p.lg.Warn("parse the consumer's subscription failed", zap.String("subscription", h.Subscription),
 			zap.String("consumerGroup", h.ConsumerGroup), zap.Error(err))
-		return nil, nil, codec.NewResponse(code.SubscriptionParseFailed, "parse the consumer's subscription failed")
+		return nil, nil, headerResponse(code.SubscriptionParseFailed, "parse the consumer's subscription failed")
 	}
 	return sub, fd, nil
 }
@@ -190,31 +200,31 @@ func (p *pullProcessor) registeredSubscription(h *header.PullMessageRequestHeade
 	gi := p.b.consumers.GetConsumerGroupInfo(h.ConsumerGroup)
 	if gi == nil {
 		p.lg.Warn("the consumer's group info not exist", zap.String("consumerGroup", h.ConsumerGroup))
-		return nil, nil, codec.NewResponse(code.SubscriptionNotExist, "the consumer's group info not exist"+faqSuffix)
+		return nil, nil, headerResponse(code.SubscriptionNotExist, "the consumer's group info not exist"+faqSuffix)
 	}
 	if !sg.ConsumeBroadcastEnable && gi.MessageModel() == "BROADCASTING" {
-		return nil, nil, codec.NewResponse(code.NoPermission, "the consumer group["+h.ConsumerGroup+"] can not consume by broadcast way")
+		return nil, nil, headerResponse(code.NoPermission, "the consumer group["+h.ConsumerGroup+"] can not consume by broadcast way")
 	}
 	sub := gi.FindSubscriptionData(h.Topic)
 	if sub == nil {
 		p.lg.Warn("the consumer's subscription not exist", zap.String("consumerGroup", h.ConsumerGroup), zap.String("topic", h.Topic))
-		return nil, nil, codec.NewResponse(code.SubscriptionNotExist, "the consumer's subscription not exist"+faqSuffix)
+		return nil, nil, headerResponse(code.SubscriptionNotExist, "the consumer's subscription not exist"+faqSuffix)
 	}
 	if sub.SubVersion < h.SubVersion {
 		p.lg.Warn("the broker's subscription is not latest", zap.String("consumerGroup", h.ConsumerGroup), zap.String("subString", sub.SubString))
-		return nil, nil, codec.NewResponse(code.SubscriptionNotLatest, "the consumer's subscription not latest")
+		return nil, nil, headerResponse(code.SubscriptionNotLatest, "the consumer's subscription not latest")
 	}
 	if isTagType(sub.ExpressionType) {
 		return sub, nil, nil
 	}
 	fd := p.b.Filters().Get(h.Topic, h.ConsumerGroup)
 	if fd == nil {
-		return nil, nil, codec.NewResponse(code.FilterDataNotExist, "The broker's consumer filter data is not exist!Your expression may be wrong!")
+		return nil, nil, headerResponse(code.FilterDataNotExist, "The broker's consumer filter data is not exist!Your expression may be wrong!")
 	}
 	if fd.ClientVersion < h.SubVersion {
 		p.lg.Warn("the broker's consumer filter data is not latest", zap.String("consumerGroup", h.ConsumerGroup),
 			zap.String("topic", h.Topic), zap.Int64("serverVersion", fd.ClientVersion), zap.Int64("clientVersion", h.SubVersion))
-		return nil, nil, codec.NewResponse(code.FilterDataNotLatest, "the consumer's consumer filter data not latest")
+		return nil, nil, headerResponse(code.FilterDataNotLatest, "the consumer's consumer filter data not latest")
 	}
 	return sub, fd, nil
 }

@@ -277,8 +277,12 @@ func (f *fakeChannel) IsClosed() bool                            { return false 
 func (f *fakeChannel) Close() error                              { return nil }
 func (f *fakeChannel) InvokeOneway(*codec.RemotingCommand) error { return nil }
 
+func fakeConsumer(id uint64, clientID string) *client.ClientChannelInfo {
+	return client.NewClientChannelInfo(&fakeChannel{id: id}, clientID, 0, code.CurrentVersion, time.Now())
+}
+
 func registerConsumer(b *broker.Broker, group, model string, id uint64, subs ...body.SubscriptionData) {
-	info := client.NewClientChannelInfo(&fakeChannel{id: id}, "client-"+strconv.FormatUint(id, 10), 0, code.CurrentVersion, time.Now())
+	info := fakeConsumer(id, "client-"+strconv.FormatUint(id, 10))
 	b.Consumers().RegisterConsumer(group, info, "CONSUME_PASSIVELY", model, "CONSUME_FROM_LAST_OFFSET", subs, false)
 }
 
