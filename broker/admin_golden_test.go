@@ -205,3 +205,20 @@ func TestBrokerAdminGoldenResetOffset(t *testing.T) {
 		t.Errorf("pushed:\n got %q\nwant %q", pushed, want)
 	}
 }
+
+// TestBrokerAdminGoldenQueryTopicConsumeByWho: the group set comes out in
+// Java's HashSet order.
+func TestBrokerAdminGoldenQueryTopicConsumeByWho(t *testing.T) {
+	req := goldenBytes(t, "001404-client2broker-req-QUERY_TOPIC_CONSUME_BY_WHO.bin")
+	if req == nil {
+		t.Skip("golden set absent")
+	}
+	b := testutil.StartBroker(t, "")
+	for _, g := range []string{"please_rename_unique_group_name_4", "cg_admin", "lite_group"} {
+		b.Offsets().CommitOffset("x", g, "TopicTest", 0, 1)
+	}
+	got, _ := dialRaw(t, b.Addr().String()).exchange(req)
+	if want := goldenBytes(t, "001405-broker2client-resp-SUCCESS.bin"); !bytes.Equal(got, want) {
+		t.Errorf("answer:\n got %q\nwant %q", got, want)
+	}
+}
