@@ -96,3 +96,14 @@ func TestBrokerPullGoldenFoundHeader(t *testing.T) {
 		t.Fatalf("body %q", bodies(ms))
 	}
 }
+
+func TestConsumerManageGoldenQueryOffsetAnswer(t *testing.T) {
+	req := consumeGoldenFrame(t, "json/000094-client2broker-req-QUERY_CONSUMER_OFFSET.bin")
+	want := consumeGoldenFrame(t, "json/000098-broker2client-resp-SUCCESS.bin")
+	e := newConsumeEnv(t)
+	e.send("TopicTest", 3, nil, "in memory")
+	e.waitDispatched("TopicTest", 3, 1)
+	if got := consumeRawExchange(t, e.addr, req); !bytes.Equal(got, want) {
+		t.Fatalf("answer differs from Java's:\n got %q\nwant %q", got, want)
+	}
+}
