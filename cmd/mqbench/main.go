@@ -58,6 +58,7 @@ type options struct {
 	cpuProfile   string
 	sendTimeout  time.Duration
 	prefillCount int64
+	warmup       time.Duration
 }
 
 func parseFlags() *options {
@@ -86,6 +87,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile here")
 	flag.DurationVar(&o.sendTimeout, "timeout", 3*time.Second, "per-request timeout")
 	flag.Int64Var(&o.prefillCount, "prefill", 0, "consumer mode: first send this many messages with the raw client (backlog)")
+	flag.DurationVar(&o.warmup, "warmup", 0, "producer: send unmeasured for this long first (file allocation, JIT-like warm-up)")
 	flag.Parse()
 	o.duration = min(o.duration, 10*time.Minute)
 	return o

@@ -20,7 +20,8 @@ func runMode(ctx context.Context, o *options) error {
 		if err != nil {
 			return err
 		}
-		runProducer(ctx, o, s, o.quantity, false)
+		warmUp(ctx, o, s)
+		runProducer(ctx, o, s, o.quantity, "Send", false)
 		return nil
 	case "consumer":
 		return runConsumer(ctx, o)
@@ -36,7 +37,7 @@ func runMode(ctx context.Context, o *options) error {
 			defer wg.Done()
 			cerr = runConsumer(ctx, o)
 		}()
-		runProducer(ctx, o, s, o.quantity, false)
+		runProducer(ctx, o, s, o.quantity, "Send", false)
 		wg.Wait()
 		return cerr
 	}
@@ -64,6 +65,23 @@ func runConsumer(ctx context.Context, o *options) error {
 	return err
 }
 
+// warmUp runs the producer unmeasured for o.warmup.
+func warmUp(ctx context.Context, o *options, s sender) {
+	if o.warmup <= 0 {
+		return
+	}
+	w := *o
+	w.duration = o.warmup
+	fmt.Printf("warming up for %v\n", o.warmup)
+	runProducer(ctx, &w, keepOpen{s}, 0, "Warmup", true)
+}
+
+// keepOpen is a sender whose close does nothing (the warm-up's sender is
+// reused by the measured run).
+type keepOpen struct{ sender }
+
+func (keepOpen) close() {}
+
 // prefill sends o.prefillCount messages with the raw async sender (64
 // threads) to build a backlog before consuming.
 func prefill(ctx context.Context, o *options) error {
@@ -74,7 +92,7 @@ func prefill(ctx context.Context, o *options) error {
 		return err
 	}
 	fmt.Printf("prefilling %d messages\n", o.prefillCount)
-	m := runProducer(ctx, &p, s, o.prefillCount, true)
+	m := runProducer(ctx, &p, s, o.prefillCount, "Prefill", true)
 	if f := m.total.failed.Load(); f > 0 {
 		return fmt.Errorf("prefill: %d sends failed", f)
 	}

@@ -53,10 +53,10 @@ func (m *msgTemplate) next() (tag, key string) {
 
 // runProducer drives o.threads sending loops until ctx ends, the duration
 // passes or o.quantity messages were sent, printing a report every interval.
-func runProducer(ctx context.Context, o *options, s sender, quantity int64, quiet bool) *meter {
+func runProducer(ctx context.Context, o *options, s sender, quantity int64, name string, quiet bool) *meter {
 	ctx, cancel := context.WithTimeout(ctx, o.duration)
 	defer cancel()
-	m := newMeter("Send")
+	m := newMeter(name)
 	var reserved atomic.Int64
 	take := func() bool {
 		return ctx.Err() == nil && (quantity <= 0 || reserved.Add(int64(o.batch)) <= quantity)

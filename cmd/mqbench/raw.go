@@ -129,7 +129,7 @@ func runRawConsumer(ctx context.Context, o *options, m *meter) error {
 	for _, e := range ends {
 		backlog += e
 	}
-	fmt.Printf("consuming %d queues, backlog %d messages\n", len(qs), backlog)
+	fmt.Printf("consuming %d queues from the %s offset (%d messages stored)\n", len(qs), o.from, backlog)
 	drain := o.mode == "consumer"
 	var got atomic.Int64
 	ctx, cancel := context.WithCancel(ctx)
