@@ -68,24 +68,28 @@ func wireSlaveSync(b *Broker) {
 	b.addService(s.svc)
 }
 
-// slaveSync schedules syncAll: first after 3 s, then every 10 s, and at
-// once after an HA (re)connection.
+// slaveSync schedules syncAll at a fixed rate like Java's
+// scheduleAtFixedRate (first 3 s after start, then every 10 s), plus an
+// extra run right after each HA (re)connection.
 type slaveSync struct {
 	b     *Broker
 	svc   *service.Service
-	first time.Time   // when the first tick ran
-	last  time.Time   // last sync
+	next  time.Time   // next periodic run; zero until the first tick
 	force atomic.Bool // an HA connection was established: sync now
 }
 
 func (s *slaveSync) tick(ctx context.Context) {
 	now := time.Now()
-	if s.first.IsZero() {
-		s.first = now
+	if s.next.IsZero() {
+		s.next = now.Add(slaveSyncFirstDelay - slaveSyncTick)
 	}
 	forced := s.force.Swap(false)
-	due := s.last.IsZero() && now.Sub(s.first) >= slaveSyncFirstDelay-slaveSyncTick ||
-		!s.last.IsZero() && now.Sub(s.last) >= slaveSyncPeriod
+	due := !now.Before(s.next)
+	if due {
+		for !s.next.After(now) {
+			s.next = s.next.Add(slaveSyncPeriod)
+		}
+	}
 	if !forced && !due {
 		return
 	}
@@ -94,7 +98,6 @@ func (s *slaveSync) tick(ctx context.Context) {
 		// the next periodic registration.
 		s.b.registerBrokerAll(ctx, true, false, true)
 	}
-	s.last = now
 	s.b.SyncAll(ctx)
 }
 

@@ -6,7 +6,10 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 	"github.com/rocketmq-go/rmq/remoting/header"
@@ -161,5 +165,51 @@ func TestHASlaveReadSuggestion(t *testing.T) {
 				t.Fatalf("slave: code %d suggest %d, want SUCCESS and %d", resp.Code, rh.SuggestWhichBrokerID, want)
 			}
 		})
+	}
+}
+
+// TestHASlaveSyncMetadata: one sync copies topics, consumer offsets, delay
+// offsets and subscription groups from the master and persists them in
+// Apache's files under the slave's config directory; the first periodic
+// sync runs on its own within a few seconds.
+func TestHASlaveSyncMetadata(t *testing.T) {
+	e := newHAEnv(t, store.AsyncMaster)
+	sg := body.NewSubscriptionGroupConfig(uniqueName("hasg"))
+	sg.WhichBrokerWhenConsumeSlowly = 1
+	sg.RetryMaxTimes = 7
+	e.master.Subscriptions().UpdateSubscriptionGroupConfig(sg)
+	e.master.DelayOffsets().UpdateOffset(3, 11)
+	c := haClient(t)
+	haCommit(t, c, e.master.BrokerAddr(), sg.GroupName, e.topic, 1, 6)
+	tc := body.NewTopicConfig(uniqueName("HAT2"))
+	e.master.Topics().UpdateTopicConfig(tc)
+
+	testutil.Eventually(t, 15*time.Second, func() error { // periodic sync, no manual call
+		if e.slave.Topics().SelectTopicConfig(tc.TopicName) == nil {
+			return fmt.Errorf("topic %s not on the slave", tc.TopicName)
+		}
+		return nil
+	})
+	e.slave.SyncAll(context.Background())
+	if got, ok := e.slave.Subscriptions().Get(sg.GroupName); !ok || got != sg {
+		t.Fatalf("slave subscription group %+v %v, want %+v", got, ok, sg)
+	}
+	if off, ok := e.slave.DelayOffsets().Offset(3); !ok || off != 11 {
+		t.Fatalf("slave delay offset of level 3: %d %v", off, ok)
+	}
+	if off := e.slave.Offsets().QueryOffset(sg.GroupName, e.topic, 1); off != 6 {
+		t.Fatalf("slave consumer offset %d, want 6", off)
+	}
+	dir := e.sstore.ConfigDir()
+	for file, want := range map[string]string{
+		"topics.json":            tc.TopicName,
+		"subscriptionGroup.json": sg.GroupName,
+		"consumerOffset.json":    e.topic + "@" + sg.GroupName,
+		"delayOffset.json":       "11",
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil || !strings.Contains(string(data), want) {
+			t.Fatalf("%s on the slave lacks %q (%v):\n%s", file, want, err, data)
+		}
 	}
 }
