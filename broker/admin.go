@@ -52,9 +52,14 @@ type adminProcessor struct {
 	b  *Broker
 	lg *zap.Logger
 
-	mu sync.Mutex // serializes Java's synchronized methods (topic/config updates)
+	mu sync.Mutex // serializes Java's synchronized methods (topic/config updates); never held across I/O
 
-	cfgVersion body.DataVersion // Configuration's data version; guarded by mu
+	cfgVersion body.DataVersion  // Configuration's data version; guarded by mu
+	overrides  map[string]string // updated store/netty keys (applied at next start); guarded by mu
+	cfgSeq     int64             // config generation; guarded by mu
+
+	persistMu    sync.Mutex // guards only broker.properties writes
+	persistedSeq int64      // newest generation written; guarded by persistMu
 }
 
 func registerAdminProcessors(b *Broker) {
@@ -105,8 +110,6 @@ func (p *adminProcessor) checkTopicName(name string) error {
 }
 
 func (p *adminProcessor) updateAndCreateTopic(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if err := p.checkSlave(); err != nil {
 		return nil, err
 	}
@@ -123,15 +126,18 @@ func (p *adminProcessor) updateAndCreateTopic(ctx *remoting.Context, req *codec.
 	if h.TopicSysFlag != nil {
 		tc.TopicSysFlag = *h.TopicSysFlag
 	}
+	p.mu.Lock()
 	p.b.topics.UpdateTopicConfig(tc)
-	p.b.RegisterIncrementBrokerData(tc, p.b.topics.DataVersion())
+	dv := p.b.topics.DataVersion()
+	p.mu.Unlock()
+	// Java registers inside its synchronized method; the registration
+	// (a network call) runs outside the lock here, still before the answer.
+	p.b.RegisterIncrementBrokerData(tc, dv)
 	p.lg.Info("update or create topic", zap.String("topic", h.Topic), zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
 	return codec.NewResponse(code.Success, remarkNotSet), nil
 }
 
 func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	if err := p.checkSlave(); err != nil {
 		return nil, err
 	}
@@ -142,8 +148,11 @@ func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCom
 	if err := p.checkTopicName(h.Topic); err != nil {
 		return nil, err
 	}
+	p.mu.Lock()
 	p.b.topics.DeleteTopicConfig(h.Topic)
-	p.b.store.CleanUnusedTopic(p.topicNames())
+	keep := p.topicNames()
+	p.mu.Unlock()
+	p.b.store.CleanUnusedTopic(keep)
 	return success(), nil
 }
 
@@ -237,9 +246,10 @@ func (p *adminProcessor) configTargets() []any {
 func (p *adminProcessor) getBrokerConfig(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 	p.mu.Lock()
 	dv := p.cfgVersion
+	content := p.configContentLocked()
 	p.mu.Unlock()
 	resp := success()
-	if content := formatConfig(p.configTargets()...); content != "" {
+	if content != "" {
 		resp.Body = []byte(content)
 	}
 	resp.SetExt("version", string(dv.Encode()))
@@ -272,8 +282,9 @@ var nullDefaultKeys = map[string]bool{
 
 // updateBrokerConfig applies a properties body to a validated copy of the
 // broker configuration, swaps it in and persists the whole configuration.
-// Only BrokerConfig keys take effect at runtime; others are persisted for
-// the next start.
+// BrokerConfig keys take effect at once; updated store/netty keys are
+// reported and persisted but applied at the next start (the running store
+// and servers keep their configuration).
 func (p *adminProcessor) updateBrokerConfig(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 	if req.Body == nil {
 		return success(), nil
@@ -283,11 +294,25 @@ func (p *adminProcessor) updateBrokerConfig(_ *remoting.Context, req *codec.Remo
 		return nil, wireError(code.SystemError, "string2Properties error")
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	content, seq, err := p.applyConfigLocked(m)
+	p.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	p.persistConfig(content, seq)
+	if _, ok := m["brokerPermission"]; ok {
+		p.b.RegisterBrokerAll(false)
+	}
+	return success(), nil
+}
+
+// applyConfigLocked validates and swaps in the update; it returns the new
+// file content and its generation.
+func (p *adminProcessor) applyConfigLocked(m map[string]string) (string, int64, error) {
 	cur := p.b.Config()
 	for k := range m {
 		if cur.IsBlackListed(k) {
-			return nil, wireError(code.NoPermission, "Can not update config in black list.")
+			return "", 0, wireError(code.NoPermission, "Can not update config in black list.")
 		}
 	}
 	next := cur.Clone()
@@ -295,37 +320,65 @@ func (p *adminProcessor) updateBrokerConfig(_ *remoting.Context, req *codec.Remo
 		p.lg.Warn("update broker config", zap.Strings("warnings", warns))
 	}
 	if err := p.b.SetConfig(next); err != nil {
-		return nil, wireError(code.SystemError, err.Error())
+		return "", 0, wireError(code.SystemError, err.Error())
+	}
+	for k, v := range m {
+		if _, isBroker := props.Get(k, next); isBroker {
+			continue
+		}
+		if _, known := props.Get(k, p.configTargets()...); known {
+			if p.overrides == nil {
+				p.overrides = map[string]string{}
+			}
+			p.overrides[k] = v
+		}
 	}
 	p.cfgVersion.Timestamp = time.Now().UnixMilli()
 	p.cfgVersion.Counter++
-	p.persistConfig(m)
-	if _, ok := m["brokerPermission"]; ok {
-		p.b.RegisterBrokerAll(false)
-	}
-	return success(), nil
+	p.cfgSeq++
+	return p.configContentLocked(), p.cfgSeq, nil
 }
 
-// persistConfig writes the full configuration (with the updated keys) to
-// <storePathRootDir>/config/broker.properties (Java: brokerConfigPath,
-// ~/store/config/broker.properties by default).
-func (p *adminProcessor) persistConfig(updated map[string]string) {
-	path := filepath.Join(p.b.storeCfg.ConfigDir(), "broker.properties")
-	content := formatConfig(p.configTargets()...)
-	// keys not bound at runtime (store/netty) still reach the file
-	keys := make([]string, 0, len(updated))
-	for k := range updated {
-		if _, ok := props.Get(k, p.configTargets()...); !ok {
+// configContentLocked is the configuration text with pending overrides.
+func (p *adminProcessor) configContentLocked() string {
+	var sb strings.Builder
+	seen := map[string]bool{}
+	for _, line := range strings.SplitAfter(formatConfig(p.configTargets()...), "\n") {
+		key, _, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+		if v, ok := p.overrides[key]; ok {
+			line, seen[key] = key+"="+v+"\n", true
+		}
+		sb.WriteString(line)
+	}
+	keys := make([]string, 0, len(p.overrides))
+	for k := range p.overrides {
+		if !seen[k] {
 			keys = append(keys, k)
 		}
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		content += k + "=" + updated[k] + "\n"
+		sb.WriteString(k + "=" + p.overrides[k] + "\n")
 	}
+	return sb.String()
+}
+
+// persistConfig writes generation seq of the configuration to
+// <storePathRootDir>/config/broker.properties (Java: brokerConfigPath,
+// ~/store/config/broker.properties by default), never an older one over a
+// newer one.
+func (p *adminProcessor) persistConfig(content string, seq int64) {
+	p.persistMu.Lock()
+	defer p.persistMu.Unlock()
+	if seq <= p.persistedSeq {
+		return
+	}
+	path := filepath.Join(p.b.storeCfg.ConfigDir(), "broker.properties")
 	if err := writeFileAtomic(path, []byte(content)); err != nil {
 		p.lg.Error("persist broker config failed", zap.String("file", path), zap.Error(err))
+		return
 	}
+	p.persistedSeq = seq
 }
 
 // writeFileAtomic writes data through a temporary file and a rename.

@@ -181,6 +181,16 @@ func TestBrokerAdminBrokerConfig(t *testing.T) {
 	if err != nil || !strings.Contains(string(data), "autoCreateTopicEnable=false\n") {
 		t.Fatalf("persisted config: %v", err)
 	}
+	// A store key is reported and persisted (applied at the next start).
+	wantCode(t, cc.call(codec.NewRequest(code.UpdateBrokerConfig, nil, []byte("flushDiskType=SYNC_FLUSH\nhaMasterAddress=10.0.0.1:10912\n"))), code.Success)
+	m3, _ := get()
+	if m3["flushDiskType"] != "SYNC_FLUSH" || m3["haMasterAddress"] != "10.0.0.1:10912" || m3["autoCreateTopicEnable"] != "false" {
+		t.Fatalf("store keys after update: %q %q", m3["flushDiskType"], m3["haMasterAddress"])
+	}
+	data, _ = os.ReadFile(filepath.Join(b.StoreConfig().ConfigDir(), "broker.properties"))
+	if !strings.Contains(string(data), "flushDiskType=SYNC_FLUSH\n") || !strings.Contains(string(data), "haMasterAddress=10.0.0.1:10912\n") {
+		t.Fatalf("persisted config lacks the store keys")
+	}
 	// Auto-creation is now refused for sends.
 	resp := cc.call(sendRequest(code.SendMessageV2, sendHeader("NoAutoTopic", 0, nil), []byte("x")))
 	wantCode(t, resp, code.TopicNotExist)
