@@ -3,6 +3,7 @@ package compat
 import (
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rocketmq-go/rmq/internal/message"
@@ -135,6 +136,58 @@ func TestCompatHeartbeat(t *testing.T) {
 		wantSer(t, resp, ser)
 		if resp.Version != code.CurrentVersion || resp.Language != code.Java || len(resp.Body) != 0 {
 			t.Fatalf("heartbeat reply version %d language %v body %q, want %d JAVA and no body", resp.Version, resp.Language, resp.Body, code.CurrentVersion)
+		}
+	})
+}
+
+// TestCompatSendBatch: SEND_BATCH_MESSAGE stores the messages in one queue
+// at consecutive offsets; the reply carries the first queue offset and the
+// comma-separated offsetMsgIds; batch-level properties (the header's and
+// the broker's CLUSTER) are appended to every stored message's own.
+func TestCompatSendBatch(t *testing.T) {
+	tg := newTarget(t)
+	forEachSer(t, func(t *testing.T, ser codec.SerializeType) {
+		topic := uniq("CompatBatch")
+		tg.createTopic(t, topic, 2)
+		for round := range 2 {
+			items := make([]message.BatchItem, 3)
+			for i := range items {
+				items[i] = message.BatchItem{Body: []byte("b" + strconv.Itoa(round*3+i)),
+					PropertiesString: message.MarshalProperties(map[string]string{message.PropertyKeys: "bk" + strconv.Itoa(round*3+i)})}
+			}
+			ext := sendMsg{Topic: topic, QueueID: 1}.sendV2Ext("compat_pg")
+			ext["i"], ext["m"] = message.PropertyWaitStoreMsgOK+"\x01true", "true"
+			resp := tg.mustCall(t, tg.BrokerAddr, request(code.SendBatchMessage, ext, message.EncodeBatch(nil, items), ser))
+			wantCode(t, resp, code.Success, "")
+			wantSer(t, resp, ser)
+			if q, off := extInt64(t, resp, "queueId"), extInt64(t, resp, "queueOffset"); q != 1 || off != int64(round*3) {
+				t.Fatalf("batch %d: queue %d offset %d", round, q, off)
+			}
+			ids := strings.Split(resp.Ext("msgId"), ",")
+			var last int64 = -1
+			for _, id := range ids {
+				addr, phys, err := message.DecodeOffsetMsgID(id)
+				if err != nil || !offsetMsgIDRe.MatchString(id) || addr.String() != tg.BrokerAddr || phys <= last {
+					t.Fatalf("batch msgId %q: %v %d %v", resp.Ext("msgId"), addr, phys, err)
+				}
+				last = phys
+			}
+			if len(ids) != 3 {
+				t.Fatalf("batch msgId %q: %d ids, want 3", resp.Ext("msgId"), len(ids))
+			}
+		}
+		tg.waitMaxOffset(t, topic, 1, 6)
+		resp := tg.mustCall(t, tg.BrokerAddr, codec.NewRequest(code.PullMessage, pullExt(uniq("compat_batch_cg"), topic, 1, 0, pullFlagSubscription), nil))
+		wantCode(t, resp, code.Success, "FOUND")
+		stored := decodeRecords(t, resp.Body)
+		if len(stored) != 6 {
+			t.Fatalf("pulled %d batch messages, want 6", len(stored))
+		}
+		for i, m := range stored {
+			if string(m.Body) != "b"+strconv.Itoa(i) || m.QueueOffset != int64(i) || m.Keys() != "bk"+strconv.Itoa(i) ||
+				m.Property("CLUSTER") != tg.ClusterName || m.Property(message.PropertyWaitStoreMsgOK) != "true" {
+				t.Fatalf("stored batch message %d: body %q offset %d properties %q", i, m.Body, m.QueueOffset, m.PropertiesString)
+			}
 		}
 	})
 }
