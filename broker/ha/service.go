@@ -30,7 +30,7 @@ type Service struct {
 	ln         net.Listener
 	push2Slave atomic.Int64 // highest offset a slave acknowledged (never above the master's max)
 
-	connMu sync.Mutex
+	connMu sync.RWMutex
 	conns  map[*connection]struct{}
 
 	clientAddr  atomic.Pointer[string]       // master HA address (slave side)
@@ -195,8 +195,8 @@ func (s *Service) removeConnection(c *connection) {
 
 // ConnectionCount is the number of connected slaves.
 func (s *Service) ConnectionCount() int {
-	s.connMu.Lock()
-	defer s.connMu.Unlock()
+	s.connMu.RLock()
+	defer s.connMu.RUnlock()
 	return len(s.conns)
 }
 
@@ -219,11 +219,11 @@ func (s *Service) SlaveAckOffsets() map[string]int64 {
 // broker calls it for each dispatched message; IsSlaveOK calls it on a
 // SYNC_MASTER right after the append. Writers also poll every 100 ms.
 func (s *Service) NotifyAppend() {
-	s.connMu.Lock()
+	s.connMu.RLock()
 	for c := range s.conns {
 		c.wakeup()
 	}
-	s.connMu.Unlock()
+	s.connMu.RUnlock()
 }
 
 // notifyTransferSome raises push2SlaveMaxOffset to offset (acknowledged by a

@@ -269,3 +269,52 @@ func TestHASlaveReplaysJavaMasterStream(t *testing.T) {
 		t.Fatalf("slave did not close the connection: %v", err)
 	}
 }
+
+// TestHASyncMasterSlaveFallenBehind: a connected slave more than
+// haSlaveFallbehindMax behind the append position makes sends fail with
+// SLAVE_NOT_AVAILABLE at once; once it catches up, a send it acknowledges
+// succeeds.
+func TestHASyncMasterSlaveFallenBehind(t *testing.T) {
+	master := startNode(t, "", store.SyncMaster, func(c *Config) { c.SlaveFallbehindMax = 1000 })
+	for i, s := range putN(t, master.st, "TopicSync", 0, 10, 300) { // stored, no slave yet
+		if s != commitlog.SlaveNotAvailable {
+			t.Fatalf("put %d: %v", i, s)
+		}
+	}
+	c := rawSlave(t, master.haAddr())
+	if _, err := c.Write(AppendReport(nil, 0)); err != nil {
+		t.Fatal(err)
+	}
+	wait.Eventually(t, 5*time.Second, func() error {
+		if master.ha.ConnectionCount() == 0 {
+			return errors.New("not connected")
+		}
+		return nil
+	})
+	if s := putN(t, master.st, "TopicSync", 10, 1, 300)[0]; s != commitlog.SlaveNotAvailable {
+		t.Fatalf("put with the slave %d bytes behind: %v", master.st.MaxPhyOffset(), s)
+	}
+	if _, err := c.Write(AppendReport(nil, master.st.MaxPhyOffset())); err != nil {
+		t.Fatal(err)
+	}
+	wait.Eventually(t, 5*time.Second, func() error {
+		if master.ha.Push2SlaveMaxOffset() != master.st.MaxPhyOffset() {
+			return errors.New("ack not seen yet")
+		}
+		return nil
+	})
+	res := make(chan commitlog.PutMessageStatus, 1)
+	go func() { res <- master.st.PutMessage(newMsg("TopicSync", 0, body(11, 300))).Status }()
+	wait.Eventually(t, 5*time.Second, func() error {
+		if master.ha.group.pending() == 0 {
+			return errors.New("put not waiting for the slave yet")
+		}
+		return nil
+	})
+	if _, err := c.Write(AppendReport(nil, master.st.MaxPhyOffset())); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-res; s != commitlog.PutOK {
+		t.Fatalf("put acknowledged by the caught-up slave: %v", s)
+	}
+}
