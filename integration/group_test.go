@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,4 +136,62 @@ func TestGroupHeartbeatAnswerCarriesBrokerVersion(t *testing.T) {
 	if pc == nil || len(pc.ConnectionSet) != 1 || pc.ConnectionSet[0].Version != 317 || pc.ConnectionSet[0].Language != "GO" {
 		t.Fatalf("producer connection %+v", pc)
 	}
+}
+
+// TestGroupAdminCallsReachGoConsumer: GET_CONSUMER_RUNNING_INFO is forwarded
+// to a Go push consumer and its answer relayed; INVOKE_BROKER_TO_RESET_OFFSET
+// rewinds the group, and the consumer (told by RESET_CONSUMER_CLIENT_OFFSET)
+// receives the messages again.
+func TestGroupAdminCallsReachGoConsumer(t *testing.T) {
+	t.Parallel()
+	e := newConsumeEnv(t)
+	rc := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
+	addr := e.b.Addr().String()
+	group := uniqueName("ga")
+	r := newReceived()
+	e.startPush(pushOpts{group: group}, r)
+	e.send("first", 8, "", nil)
+	r.waitAll(t, "first", 8, 30*time.Second)
+	cc := wantConnections(t, rc, addr, group, 1)
+
+	call := func(req *codec.RemotingCommand) *codec.RemotingCommand {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 15*time.Second)
+		defer cancel()
+		resp, err := rc.InvokeSync(ctx, addr, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	ih := header.GetConsumerRunningInfoRequestHeader{ConsumerGroup: group, ClientID: cc.ConnectionSet[0].ClientID}
+	resp := call(codec.NewRequest(code.GetConsumerRunningInfo, ih.ToExtFields(), nil))
+	if resp.Code != code.Success || !strings.Contains(string(resp.Body), e.topic) {
+		t.Fatalf("running info: code %d remark %q body %.200s", resp.Code, resp.Remark, resp.Body)
+	}
+
+	// The consumer commits its offsets to the broker every few seconds;
+	// the reset needs the group's offsets there.
+	testutil.Eventually(t, 20*time.Second, func() error {
+		if off := e.b.Offsets().QueryOffsets(group, e.topic); len(off) < 4 {
+			return fmt.Errorf("offsets %v", off)
+		}
+		return nil
+	})
+	rh := header.ResetOffsetRequestHeader{Topic: e.topic, Group: group, Timestamp: time.Now().Add(-time.Hour).UnixMilli(), IsForce: true}
+	resp = call(codec.NewRequest(code.InvokeBrokerToResetOffset, rh.ToExtFields(), nil))
+	if resp.Code != code.Success {
+		t.Fatalf("reset: code %d remark %q", resp.Code, resp.Remark)
+	}
+	testutil.Eventually(t, 30*time.Second, func() error {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		for i := range 8 {
+			if n := r.seen["first-"+strconv.Itoa(i)]; n < 2 {
+				return fmt.Errorf("first-%d received %d times", i, n)
+			}
+		}
+		return nil
+	})
 }
