@@ -261,7 +261,10 @@ func (b *Broker) initManagers() error {
 		TraceTopicEnable:      cfg.TraceTopicEnable,
 		MsgTraceTopicName:     cfg.MsgTraceTopicName,
 	}, filepath.Join(dir, "topics.json"), b.lg.Named("topic"))
-	b.topics.SetChangeListener(func() { b.RegisterBrokerAll(true) })
+	// Java calls registerBrokerAll(false, true, true) after auto-creating a
+	// topic on send/send-back; the register loop does it off the caller's
+	// goroutine.
+	b.topics.SetChangeListener(b.kickRegister)
 	b.subs = subscription.New(filepath.Join(dir, "subscriptionGroup.json"), cfg.AutoCreateSubscriptionGroup, b.lg.Named("subscription"))
 	b.offsets = offset.New(filepath.Join(dir, "consumerOffset.json"), b.lg.Named("offset"))
 	copts := client.Options{Logger: b.lg.Named("client")}

@@ -133,12 +133,9 @@ func (b *Broker) autoCreateTopic(ctx *remoting.Context, h *header.SendMessageReq
 		}
 	}
 	b.lg.Warn("the topic not exist", zap.String("topic", h.Topic), zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
-	tc, created := b.topics.CreateTopicInSendMessageMethod(h.Topic, h.DefaultTopic, ctx.Channel.RemoteAddr(), h.DefaultTopicQueueNums, sysFlag)
+	tc, _ := b.topics.CreateTopicInSendMessageMethod(h.Topic, h.DefaultTopic, ctx.Channel.RemoteAddr(), h.DefaultTopicQueueNums, sysFlag)
 	if tc == nil && topic.IsRetryTopic(h.Topic) {
-		tc, created = b.topics.CreateTopicInSendMessageBackMethod(h.Topic, 1, topic.PermWrite|topic.PermRead, sysFlag)
-	}
-	if created {
-		b.kickRegister()
+		tc, _ = b.topics.CreateTopicInSendMessageBackMethod(h.Topic, 1, topic.PermWrite|topic.PermRead, sysFlag)
 	}
 	return tc
 }
@@ -235,10 +232,7 @@ func (b *Broker) handleRetryAndDLQ(req *codec.RemotingCommand, h *header.SendMes
 		return nil
 	}
 	dlq := topic.DLQTopic(group)
-	tc, created := b.topics.CreateTopicInSendMessageBackMethod(dlq, dlqNumsPerGroup, topic.PermWrite|topic.PermRead, 0)
-	if created {
-		b.kickRegister()
-	}
+	tc, _ := b.topics.CreateTopicInSendMessageBackMethod(dlq, dlqNumsPerGroup, topic.PermWrite|topic.PermRead, 0)
 	m.Topic = dlq
 	m.QueueID = rand.Int32N(99999999) % dlqNumsPerGroup
 	// Java sets DELAY=0 here on a properties map it then replaces with the

@@ -47,10 +47,7 @@ func (b *Broker) consumerSendMsgBack(ctx *remoting.Context, req *codec.RemotingC
 	if h.UnitMode {
 		sysFlag = topic.FlagUnitSub
 	}
-	tc, created := b.topics.CreateTopicInSendMessageBackMethod(newTopic, sg.RetryQueueNums, topic.PermWrite|topic.PermRead, sysFlag)
-	if created {
-		b.kickRegister()
-	}
+	tc, _ := b.topics.CreateTopicInSendMessageBackMethod(newTopic, sg.RetryQueueNums, topic.PermWrite|topic.PermRead, sysFlag)
 	if tc == nil {
 		return codec.NewResponse(code.SystemError, "topic["+newTopic+"] not exist"), nil
 	}
@@ -92,10 +89,7 @@ func (b *Broker) buildSendBack(req *codec.RemotingCommand, h *header.ConsumerSen
 	if orig.ReconsumeTimes >= maxTimes || delay < 0 {
 		newTopic = topic.DLQTopic(h.Group)
 		queueID = rand.Int32N(99999999) % dlqNumsPerGroup
-		tc, created := b.topics.CreateTopicInSendMessageBackMethod(newTopic, dlqNumsPerGroup, topic.PermWrite|topic.PermRead, 0)
-		if created {
-			b.kickRegister()
-		}
+		tc, _ := b.topics.CreateTopicInSendMessageBackMethod(newTopic, dlqNumsPerGroup, topic.PermWrite|topic.PermRead, 0)
 		if tc == nil {
 			return nil, codec.NewResponse(code.SystemError, "topic["+newTopic+"] not exist")
 		}
