@@ -1,0 +1,136 @@
+package commitlog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/broker/store/mmap"
+)
+
+// TestCommitLogGroupCommitManyWriters: concurrent blocking and callback
+// puts under SYNC_FLUSH (with and without SYNC_MASTER) across file rolls
+// all report PUT_OK only once their bytes are flushed, and get distinct,
+// gap-free queue offsets.
+func TestCommitLogGroupCommitManyWriters(t *testing.T) {
+	for _, syncMaster := range []bool{false, true} {
+		cfg := testConfig(t.TempDir(), 64<<10)
+		cfg.SyncFlush = true
+		cfg.SyncMaster = syncMaster
+		c, _ := openLog(t, cfg, nil, false)
+		if syncMaster {
+			c.SetReplicaWaiter(&fakeReplica{ok: true, ack: true})
+		}
+		const writers, each = 16, 40
+		var mu sync.Mutex
+		seen := map[int64]bool{}
+		check := func(r PutMessageResult) {
+			end := r.Append.WroteOffset + int64(r.Append.WroteBytes)
+			flushed := c.FlushedWhere()
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Status != PutOK || flushed < end || seen[r.Append.LogicsOffset] {
+				t.Errorf("status %v flushed %d end %d dup %v", r.Status, flushed, end, seen[r.Append.LogicsOffset])
+			}
+			seen[r.Append.LogicsOffset] = true
+		}
+		var wg sync.WaitGroup
+		for w := 0; w < writers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				body := strings.Repeat("g", 900)
+				for i := 0; i < each; i++ {
+					if (w+i)%2 == 0 {
+						check(c.PutMessage(newMsg("G", 0, body, "")))
+						continue
+					}
+					done := make(chan struct{})
+					c.PutMessageAsync(newMsg("G", 0, body, ""), func(r PutMessageResult) { check(r); close(done) })
+					<-done
+				}
+			}(w)
+		}
+		wg.Wait()
+		for i := int64(0); i < writers*each; i++ {
+			if !seen[i] {
+				t.Fatalf("syncMaster=%v: queue offset %d missing", syncMaster, i)
+			}
+		}
+		if n := len(c.MappedFileQueue().Files()); n < 5 {
+			t.Fatalf("expected several file rolls, have %d files", n)
+		}
+	}
+}
+
+// TestCommitLogGroupCommitTimeoutCompletesOnce: a request that times out
+// while no flush runs gets FLUSH_DISK_TIMEOUT exactly once; the flush that
+// later takes it does not complete it again, and later puts succeed.
+func TestCommitLogGroupCommitTimeoutCompletesOnce(t *testing.T) {
+	cfg := testConfig(t.TempDir(), 1<<20)
+	cfg.SyncFlush = true
+	cfg.SyncFlushTimeout = 30 * time.Millisecond
+	c, err := New(cfg, nil, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.RecoverNormally(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Shutdown(t.Context()) })
+	var calls atomic.Int32
+	got := make(chan PutMessageStatus, 2)
+	c.PutMessageAsync(newMsg("T", 0, "late", ""), func(r PutMessageResult) {
+		calls.Add(1)
+		got <- r.Status
+	})
+	select {
+	case s := <-got:
+		if s != FlushDiskTimeout {
+			t.Fatalf("status %v", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("no timeout reported")
+	}
+	c.Start() // the service now takes the expired request
+	if r := c.PutMessage(newMsg("T", 0, "next", "")); r.Status != PutOK {
+		t.Fatalf("put after start: %v", r.Status)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Fatalf("timed-out request completed %d times", n)
+	}
+}
+
+// TestCommitLogPreparesNextFile: Start prepares the first file and the
+// first append the second, in the background; the prepared but unused
+// file is removed on shutdown.
+func TestCommitLogPreparesNextFile(t *testing.T) {
+	dir := t.TempDir()
+	const size = 256 << 10
+	c, _ := openLog(t, testConfig(dir, size), nil, false)
+	c.MappedFileQueue().AwaitPreallocated()
+	if _, err := os.Stat(filepath.Join(dir, mmap.OffsetToFileName(0))); err != nil {
+		t.Fatalf("first file not prepared at start: %v", err)
+	}
+	mustPut(t, c, newMsg("N", 0, "x", ""))
+	c.MappedFileQueue().AwaitPreallocated()
+	next := filepath.Join(dir, mmap.OffsetToFileName(size))
+	if st, err := os.Stat(next); err != nil || st.Size() != size {
+		t.Fatalf("next file not prepared: %v", err)
+	}
+	if err := c.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(next); !os.IsNotExist(err) {
+		t.Fatalf("unused prepared file kept: %v", err)
+	}
+}
