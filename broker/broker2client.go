@@ -129,12 +129,31 @@ func (b *Broker) sendResetToConsumers(group, topicName string, timestamp int64, 
 	return nil
 }
 
-// versionDesc approximates MQVersion.getVersionDesc for old clients.
+// versionDesc is MQVersion.getVersionDesc for the versions the gates above
+// reject (older than V3_1_8_SNAPSHOT); newer values are only ever printed
+// for clients that pass, so the current version's name stands in for them.
 func versionDesc(v int32) string {
+	if v >= 0 && int(v) < len(oldVersionNames) {
+		return oldVersionNames[v]
+	}
 	if v == code.CurrentVersion {
 		return "V4_9_8"
 	}
 	return "version(" + strconv.Itoa(int(v)) + ")"
+}
+
+// oldVersionNames are MQVersion.Version's first constants, by ordinal.
+var oldVersionNames = [...]string{
+	"V3_0_0_SNAPSHOT", "V3_0_0_ALPHA1", "V3_0_0_BETA1", "V3_0_0_BETA2", "V3_0_0_BETA3", "V3_0_0_BETA4",
+	"V3_0_0_BETA5", "V3_0_0_BETA6_SNAPSHOT", "V3_0_0_BETA6", "V3_0_0_BETA7_SNAPSHOT", "V3_0_0_BETA7",
+	"V3_0_0_BETA8_SNAPSHOT", "V3_0_0_BETA8", "V3_0_0_BETA9_SNAPSHOT", "V3_0_0_BETA9", "V3_0_0_FINAL",
+	"V3_0_1_SNAPSHOT", "V3_0_1", "V3_0_2_SNAPSHOT", "V3_0_2", "V3_0_3_SNAPSHOT", "V3_0_3", "V3_0_4_SNAPSHOT",
+	"V3_0_4", "V3_0_5_SNAPSHOT", "V3_0_5", "V3_0_6_SNAPSHOT", "V3_0_6", "V3_0_7_SNAPSHOT", "V3_0_7",
+	"V3_0_8_SNAPSHOT", "V3_0_8", "V3_0_9_SNAPSHOT", "V3_0_9", "V3_0_10_SNAPSHOT", "V3_0_10", "V3_0_11_SNAPSHOT",
+	"V3_0_11", "V3_0_12_SNAPSHOT", "V3_0_12", "V3_0_13_SNAPSHOT", "V3_0_13", "V3_0_14_SNAPSHOT", "V3_0_14",
+	"V3_0_15_SNAPSHOT", "V3_0_15", "V3_1_0_SNAPSHOT", "V3_1_0", "V3_1_1_SNAPSHOT", "V3_1_1", "V3_1_2_SNAPSHOT",
+	"V3_1_2", "V3_1_3_SNAPSHOT", "V3_1_3", "V3_1_4_SNAPSHOT", "V3_1_4", "V3_1_5_SNAPSHOT", "V3_1_5",
+	"V3_1_6_SNAPSHOT", "V3_1_6", "V3_1_7_SNAPSHOT", "V3_1_7",
 }
 
 // getConsumeStatus is Broker2Client.getConsumeStatus: ask every consumer of

@@ -145,3 +145,32 @@ func TestBrokerBroker2ClientConsumerStatus(t *testing.T) {
 		t.Fatalf("status requests %v", got)
 	}
 }
+
+func TestBrokerBroker2ClientOldClientVersions(t *testing.T) {
+	b := testutil.StartBroker(t, "")
+	admin := newCMClient(t, b.Addr().String(), "admin")
+	old := newCMClient(t, b.Addr().String(), "192.0.2.2@81")
+	hb := body.HeartbeatData{ClientID: "192.0.2.2@81", ConsumerDataSet: []body.ConsumerData{{GroupName: "cgOld",
+		ConsumeType: "CONSUME_PASSIVELY", MessageModel: "CLUSTERING", ConsumeFromWhere: "CONSUME_FROM_LAST_OFFSET",
+		SubscriptionDataSet: []body.SubscriptionData{{Topic: "OldTopic", SubString: "*", ExpressionType: "TAG",
+			TagsSet: []string{}, CodeSet: []int32{}}}}}}
+	req := codec.NewRequest(code.HeartBeat, nil, hb.Encode())
+	req.Version = 20 // V3_0_3_SNAPSHOT
+	wantCode(t, old.call(req), code.Success)
+	sendN(t, admin, "OldTopic", 0, 1)
+	for q := int32(0); q < 4; q++ {
+		b.Offsets().CommitOffset("x", "cgOld", "OldTopic", q, 0)
+	}
+	resp := admin.call(resetReq("OldTopic", "cgOld", -1, true))
+	wantCode(t, resp, code.SystemError)
+	if resp.Remark != "the client does not support this feature. version=V3_0_3_SNAPSHOT" {
+		t.Fatalf("reset remark %q", resp.Remark)
+	}
+	h := header.GetConsumerRunningInfoRequestHeader{ConsumerGroup: "cgOld", ClientID: "192.0.2.2@81"}
+	resp = admin.call(codec.NewRequest(code.GetConsumerRunningInfo, h.ToExtFields(), nil))
+	wantCode(t, resp, code.SystemError)
+	want := "The Consumer <192.0.2.2@81> Version <V3_0_3_SNAPSHOT> too low to finish, please upgrade it to V3_1_8_SNAPSHOT"
+	if resp.Remark != want {
+		t.Fatalf("running info remark %q", resp.Remark)
+	}
+}
