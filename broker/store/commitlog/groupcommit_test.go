@@ -1,6 +1,7 @@
 package commitlog
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/rocketmq-go/rmq/broker/store/mmap"
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 // TestCommitLogGroupCommitManyWriters: concurrent blocking and callback
@@ -88,22 +90,30 @@ func TestCommitLogGroupCommitTimeoutCompletesOnce(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = c.Shutdown(t.Context()) })
 	var calls atomic.Int32
-	got := make(chan PutMessageStatus, 2)
+	got := make(chan PutMessageResult, 2)
 	c.PutMessageAsync(newMsg("T", 0, "late", ""), func(r PutMessageResult) {
 		calls.Add(1)
-		got <- r.Status
+		got <- r
 	})
+	var r PutMessageResult
 	select {
-	case s := <-got:
-		if s != FlushDiskTimeout {
-			t.Fatalf("status %v", s)
+	case r = <-got:
+		if r.Status != FlushDiskTimeout {
+			t.Fatalf("status %v", r.Status)
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("no timeout reported")
 	}
-	c.Start() // the service now takes the expired request
-	if r := c.PutMessage(newMsg("T", 0, "next", "")); r.Status != PutOK {
-		t.Fatalf("put after start: %v", r.Status)
+	c.Start() // the service now takes the expired request and flushes it
+	end := r.Append.WroteOffset + int64(r.Append.WroteBytes)
+	wait.Eventually(t, 5*time.Second, func() error {
+		if c.FlushedWhere() < end {
+			return errors.New("not flushed yet")
+		}
+		return nil
+	})
+	if err := c.Shutdown(t.Context()); err != nil { // waits for the service's last run
+		t.Fatal(err)
 	}
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("timed-out request completed %d times", n)
