@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -104,11 +103,14 @@ type DefaultMessageStore struct {
 	cqMu    sync.RWMutex // guards cqTable (not the queues' content)
 	cqTable map[string]map[int32]*consumequeue.ConsumeQueue
 
-	flags      runningFlags
-	lastExitOK bool
-	reput      *reputService
-	stats      *storeStats
-	clean      *cleanService
+	flags            runningFlags
+	lastExitOK       bool
+	abnormalScanFrom int64         // where the abnormal recovery's scan began
+	delayLevels      map[int]int64 // messageDelayLevel: level -> delay ms
+	maxDelayLevel    int
+	reput            *reputService
+	stats            *storeStats
+	clean            *cleanService
 
 	services []*service.Service // started in Start, stopped in reverse
 	started  atomic.Bool
@@ -212,6 +214,7 @@ func (s *DefaultMessageStore) open() error {
 	if err != nil {
 		return err
 	}
+	s.delayLevels, s.maxDelayLevel = cc.DelayLevelTable, cc.MaxDelayLevel
 	if s.cl, err = commitlog.New(cc, s.ckpt, s.lg); err != nil {
 		return err
 	}
@@ -274,7 +277,9 @@ func (s *DefaultMessageStore) putConsumeQueue(cq *consumequeue.ConsumeQueue) {
 }
 
 // recover is DefaultMessageStore.recover: consume queues first, then the
-// CommitLog (normal or abnormal), then the queue offset table.
+// CommitLog (normal, or abnormal: validated and re-dispatched in one pass,
+// see recover.go), then the queue offset table. Consume-queue units beyond
+// the recovered end are truncated after the re-dispatch, as in Java.
 func (s *DefaultMessageStore) recover() error {
 	maxPhyOfCQ := int64(-1)
 	for _, cq := range s.allQueues() {
@@ -288,7 +293,8 @@ func (s *DefaultMessageStore) recover() error {
 	if s.lastExitOK {
 		res, err = s.cl.RecoverNormally()
 	} else {
-		res, err = s.cl.RecoverAbnormally()
+		res, err = s.recoverAbnormally()
+		s.abnormalScanFrom = res.StartOffset
 	}
 	if err != nil {
 		return err
@@ -303,38 +309,9 @@ func (s *DefaultMessageStore) recover() error {
 			return err
 		}
 	}
-	if !s.lastExitOK {
-		n := s.redispatch(res.StartOffset)
-		s.lg.Info("abnormal recovery re-dispatched", zap.Int64("fromOffset", res.StartOffset), zap.Int64("bytes", n))
-	}
 	s.recoverTopicQueueTable()
 	s.lg.Info("load over", zap.Int64("maxPhyOffset", s.cl.MaxOffset()))
 	return nil
-}
-
-// redispatch re-dispatches every valid record from offset on (the
-// doDispatch calls of Java recoverAbnormally) through the dispatcher, with
-// the listener silent. Records that every dispatcher already holds (below
-// the smallest queue max offset and the index end) are skipped undecoded.
-func (s *DefaultMessageStore) redispatch(from int64) int64 {
-	skip := int64(math.MaxInt64)
-	for _, cq := range s.allQueues() {
-		skip = min(skip, cq.MaxPhysicOffset())
-	}
-	if s.cfg.MessageIndexEnable {
-		end := int64(0)
-		if files := s.idx.Files(); len(files) > 0 {
-			end = files[len(files)-1].Header.EndPhyOffset
-		}
-		skip = min(skip, end)
-	}
-	r := s.reput
-	r.skipBelow, r.quiet = max(skip, 0), true
-	defer func() { r.skipBelow, r.quiet = 0, false }()
-	r.from.Store(from)
-	for r.behind() > 0 && r.doReput() {
-	}
-	return r.from.Load() - from
 }
 
 func (s *DefaultMessageStore) truncateDirtyLogicFiles(phyOffset int64) error {

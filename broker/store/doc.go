@@ -18,8 +18,8 @@
 //
 //	PutMessage -> CommitLog append (caller's goroutine, under the append lock)
 //	           -> wake reput; flush / replica wait completes asynchronously
-//	reput goroutine: CommitLog.GetData(reputFromOffset) -> CheckMessageAndReturnSize
-//	           -> ConsumeQueue.Put + index.BuildIndex -> MessageArrivingListener
+//	reput goroutine: CommitLog.GetData(reputFromOffset) -> parseRecord (in place,
+//	           record.go) -> ConsumeQueue.Put + index.BuildIndex -> MessageArrivingListener
 //	GetMessage -> ConsumeQueue.Units(offset) -> filter -> CommitLog.GetMessage
 //	           -> records copied into GetMessageResult.Body
 //
@@ -31,15 +31,18 @@
 // CommitLog's flush service and the index's background flush of full files.
 //
 // Recovery (Open): abort file present => abnormal. Consume queues recover
-// first (last valid unit), then the CommitLog (normal: from the 3rd-last
-// file; abnormal: from the file chosen by the checkpoint, CRC checked).
-// Queue units beyond the recovered CommitLog end are truncated; after an
-// abnormal exit every record from the scan start is re-dispatched (the
-// queue and index skip what they already hold) and index files newer than
-// the checkpoint's index timestamp are discarded first. Start then
-// dispatches from max(consume queues' max physical offset, CommitLog min
-// offset) until the dispatcher has caught up, and rebuilds the CommitLog's
-// topic queue table from the queues.
+// first (last valid unit), then the CommitLog. Normal: the CommitLog
+// validates from the 3rd-last file. Abnormal (recover.go, Java
+// CommitLog.recoverAbnormally): one pass from the newest file whose first
+// record is not newer than the checkpoint's min timestamp validates every
+// record (CRC when checkCRCOnRecover) and dispatches it at once, skipping
+// records its queue and the index already hold; a helper goroutine faults
+// the next files in ahead of the scan. Index files newer than the
+// checkpoint's index timestamp are discarded before. Queue units beyond the
+// recovered CommitLog end are then truncated. Start dispatches from
+// max(consume queues' max physical offset, CommitLog min offset) until the
+// dispatcher has caught up, and rebuilds the CommitLog's topic queue table
+// from the queues.
 //
 // Invariants:
 //   - Only the reput goroutine (or Open/Start before it runs) writes consume

@@ -4,9 +4,12 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,15 +20,30 @@ import (
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
-// TestNoRaceStoreRecoveryTime measures how long Open+Start take after an
-// abnormal stop with a large CommitLog, in the worst case: abort file
-// present and a zeroed checkpoint, so recovery validates (CRC) and
-// re-dispatches the whole log. Set RMQ_STORE_RECOVERY_BYTES (e.g.
-// 4294967296) to run it; files are 64 MiB, messages 1 KiB in 16 queues.
+// TestNoRaceStoreRecoveryTime measures how long Open+Start take with a
+// large CommitLog (64 MiB files, 1 KiB messages in 16 queues) in three
+// cases:
+//   - normal restart (no abort file);
+//   - crash with a fresh checkpoint, as Apache leaves it: the checkpoint
+//     was flushed while running (the periodic thorough flush) when the log
+//     was RMQ_STORE_RECOVERY_TAIL bytes (default 256 MiB) short of its end,
+//     and everything written after it is what the crash "lost" from the
+//     checkpoint; recovery must scan only the files from there on;
+//   - worst case: abort file and a zeroed checkpoint, so recovery
+//     validates (CRC) and re-dispatches the whole log and rebuilds the
+//     index from scratch.
+//
+// Set RMQ_STORE_RECOVERY_BYTES (e.g. 4294967296) to run it;
+// RMQ_STORE_RECOVERY_DIR puts the store elsewhere than t.TempDir() and
+// RMQ_STORE_RECOVERY_PROFILE=dir writes a CPU profile per case.
 func TestNoRaceStoreRecoveryTime(t *testing.T) {
 	total, _ := strconv.ParseInt(os.Getenv("RMQ_STORE_RECOVERY_BYTES"), 10, 64)
 	if total <= 0 {
 		t.Skip("set RMQ_STORE_RECOVERY_BYTES to measure recovery time")
+	}
+	tail := int64(256 << 20)
+	if v, err := strconv.ParseInt(os.Getenv("RMQ_STORE_RECOVERY_TAIL"), 10, 64); err == nil && v >= 0 {
+		tail = v
 	}
 	dir := os.Getenv("RMQ_STORE_RECOVERY_DIR")
 	if dir == "" {
@@ -42,23 +60,49 @@ func TestNoRaceStoreRecoveryTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	begin := time.Now()
-	n := writeBulk(t, s, total)
-	t.Logf("wrote %d messages, %d bytes in %v", n, s.MaxPhyOffset(), time.Since(begin))
+	n := writeBulk(t, s, max(total-tail, 0))
+	// The periodic flush writes the checkpoint as it stands now; the crash
+	// happens after the tail has been written.
+	if err := s.ckpt.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := os.ReadFile(cfg.CheckpointPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n += writeBulk(t, s, total)
+	t.Logf("wrote %d messages, %d bytes in %v; checkpoint taken %d MiB before the end",
+		n, s.MaxPhyOffset(), time.Since(begin), tail>>20)
 	if err := s.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 
-	clean := timeOpen(t, cfg)
-	t.Logf("normal restart: %.2f s", clean.Seconds())
+	r := timeOpen(t, cfg, "normal")
+	t.Logf("normal restart: %v", r)
+	crash(t, cfg, fresh)
+	r = timeOpen(t, cfg, "crash")
+	t.Logf("crash, checkpoint %d MiB behind: %v", tail>>20, r)
+	if r.scanFrom <= 0 && total-tail > 2*int64(cfg.MappedFileSizeCommitLog) {
+		t.Errorf("crash with a fresh checkpoint scanned the whole log")
+	}
+	crash(t, cfg, make([]byte, checkpoint.FileSize))
+	r = timeOpen(t, cfg, "worst")
+	t.Logf("crash, zeroed checkpoint (full CRC scan + re-dispatch + index rebuild of %d MiB): %v", total>>20, r)
+	if r.scanFrom != 0 {
+		t.Errorf("zeroed checkpoint: scan began at %d, want 0", r.scanFrom)
+	}
+}
 
+// crash leaves the store as a killed broker would: abort file present and
+// the given checkpoint bytes on disk.
+func crash(t *testing.T, cfg *MessageStoreConfig, ckpt []byte) {
+	t.Helper()
 	if err := checkpoint.CreateAbortFile(cfg.AbortPath()); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(cfg.CheckpointPath(), make([]byte, 4096), 0o644); err != nil {
+	if err := os.WriteFile(cfg.CheckpointPath(), ckpt, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	abnormal := timeOpen(t, cfg)
-	t.Logf("abnormal restart (full CRC scan + re-dispatch of %d MiB): %.2f s", total>>20, abnormal.Seconds())
 }
 
 // writeBulk appends 1 KiB messages in batches until total bytes are stored.
@@ -90,9 +134,38 @@ func writeBulk(t *testing.T, s *DefaultMessageStore, total int64) int {
 	return n
 }
 
+// openTiming is what timeOpen measured.
+type openTiming struct {
+	wall, cpu time.Duration
+	minflt    int64 // minor page faults
+	scanFrom  int64 // abnormal recovery: CommitLog offset the scan began at (-1: normal)
+}
+
+func (o openTiming) String() string {
+	s := fmt.Sprintf("%.2f s (cpu %.2f s, %d minor faults)", o.wall.Seconds(), o.cpu.Seconds(), o.minflt)
+	if o.scanFrom >= 0 {
+		s += fmt.Sprintf(", scanned from %d MiB", o.scanFrom>>20)
+	}
+	return s
+}
+
 // timeOpen opens and starts the store (waiting for dispatch to catch up)
-// and shuts it down; it returns the Open+Start time.
-func timeOpen(t *testing.T, cfg *MessageStoreConfig) time.Duration {
+// and shuts it down; it returns the Open+Start wall time and the process
+// CPU time (user+sys) it used, which a loaded machine disturbs less. With
+// RMQ_STORE_RECOVERY_PROFILE set it writes <dir>/<name>.prof.
+func timeOpen(t *testing.T, cfg *MessageStoreConfig, name string) openTiming {
+	if d := os.Getenv("RMQ_STORE_RECOVERY_PROFILE"); d != "" {
+		f, err := os.Create(filepath.Join(d, name+".prof"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			t.Fatal(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	ru0 := rusage()
 	begin := time.Now()
 	s, err := Open(cfg, zap.NewNop())
 	if err != nil {
@@ -101,12 +174,24 @@ func timeOpen(t *testing.T, cfg *MessageStoreConfig) time.Duration {
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
-	took := time.Since(begin)
+	ru1 := rusage()
+	r := openTiming{wall: time.Since(begin), minflt: ru1.Minflt - ru0.Minflt, scanFrom: -1,
+		cpu: time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())}
+	if !s.LastExitOK() {
+		r.scanFrom = s.abnormalScanFrom
+	}
 	if s.DispatchBehindBytes() != 0 {
 		t.Fatalf("still %d bytes behind after start", s.DispatchBehindBytes())
 	}
 	if err := s.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return took
+	return r
+}
+
+// rusage is this process's resource usage so far.
+func rusage() syscall.Rusage {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return ru
 }

@@ -5,7 +5,6 @@ package store
 
 import (
 	"context"
-	"encoding/binary"
 	"sync/atomic"
 	"time"
 
@@ -28,13 +27,6 @@ type reputService struct {
 	s    *DefaultMessageStore
 	svc  *service.Service
 	from atomic.Int64 // reputFromOffset: next CommitLog offset to dispatch
-
-	// Recovery re-dispatch only (set and cleared by redispatch, before the
-	// goroutine runs): skipBelow lets records ending at or below it, of a
-	// queue that exists, be skipped without decoding (both dispatchers
-	// would ignore them); quiet silences the listener.
-	skipBelow int64
-	quiet     bool
 }
 
 func newReputService(s *DefaultMessageStore) *reputService {
@@ -90,33 +82,31 @@ func (r *reputService) doReput() bool {
 	return r.dispatchBuffer(buf)
 }
 
-// dispatchBuffer walks the records of buf; see doReput.
+// dispatchBuffer walks the records of buf; see doReput. Records are parsed
+// in place; the properties map is built only for the listener.
 func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 	s := r.s
 	start := r.from.Load()
+	withProps := s.cfg.BrokerRole != Slave && s.opts.listener != nil
 	read := 0
 	for read < len(buf.Bytes) {
-		if n := r.skippable(buf.Bytes[read:], buf.StartOffset+int64(read)); n > 0 {
-			read += n
-			r.from.Store(buf.StartOffset + int64(read))
-			continue
-		}
-		d := s.cl.CheckMessageAndReturnSize(buf.Bytes[read:], false)
-		switch {
-		case d.Success && d.MsgSize > 0:
+		v, st := parseRecord(buf.Bytes[read:], false)
+		switch st {
+		case recordValid:
+			d := s.dispatchRequest(&v, withProps)
 			s.doDispatch(&d)
 			r.notify(&d)
-			read += int(d.MsgSize)
+			read += int(v.size)
 			r.from.Store(buf.StartOffset + int64(read))
 			if s.cfg.BrokerRole == Slave {
-				s.stats.addPut(d.Topic, int64(d.MsgSize))
+				s.stats.addPut(d.Topic, int64(v.size))
 			}
-		case d.Success: // blank record: the rest of the file is unused
+		case recordBlank: // the rest of the file is unused
 			r.from.Store(s.cl.RollNextFile(buf.StartOffset + int64(read)))
 			return true
-		case d.MsgSize > 0:
+		case recordMismatch:
 			s.lg.Error("read total count not equals msg total size", zap.Int64("reputFromOffset", r.from.Load()))
-			read += int(d.MsgSize)
+			read += int(v.size)
 			r.from.Store(buf.StartOffset + int64(read))
 		default:
 			// Unreadable record: a slave waits for the rest of a partly
@@ -132,45 +122,11 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 	return r.from.Load() != start
 }
 
-// skippable returns the size of the record at b (physical offset at) when
-// the recovery re-dispatch may skip it without decoding, else 0.
-func (r *reputService) skippable(b []byte, at int64) int {
-	if at >= r.skipBelow || len(b) < message.PosSysFlag+4 {
-		return 0
-	}
-	be := binary.BigEndian
-	total := int(int32(be.Uint32(b)))
-	if int32(be.Uint32(b[4:])) != message.MagicCode || total <= 0 || total > len(b) || at+int64(total) > r.skipBelow {
-		return 0
-	}
-	sys := int32(be.Uint32(b[message.PosSysFlag:]))
-	hostLen := 8
-	if sys&message.SysFlagStoreHostV6 != 0 {
-		hostLen = 20
-	}
-	p := message.StoreHostPos(sys) + hostLen + 4 + 8 // reconsumeTimes, preparedTransactionOffset
-	if p+4 > total {
-		return 0
-	}
-	p += 4 + int(int32(be.Uint32(b[p:]))) // body
-	if p < 0 || p+1 > total {
-		return 0
-	}
-	tl := int(int8(b[p]))
-	if tl <= 0 || p+1+tl > total {
-		return 0
-	}
-	if !r.s.queueExists(b[p+1:p+1+tl], int32(be.Uint32(b[12:]))) {
-		return 0
-	}
-	return total
-}
-
 // notify tells the long-poll listener (masters only) the queue's new max
 // offset, for every record as Java does.
 func (r *reputService) notify(d *commitlog.DispatchRequest) {
 	s := r.s
-	if s.cfg.BrokerRole == Slave || s.opts.listener == nil || r.quiet {
+	if s.cfg.BrokerRole == Slave || s.opts.listener == nil {
 		return
 	}
 	s.opts.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp, nil, d.Properties)
@@ -236,14 +192,6 @@ func (s *DefaultMessageStore) findConsumeQueue(topic string, queueID int32) *con
 	cq := consumequeue.New(s.cfg.ConsumeQueueDir(), topic, queueID, s.cfg.MappedFileSizeConsumeQueue, s.lg.Named("consumequeue"))
 	m[queueID] = cq
 	return cq
-}
-
-// queueExists reports whether (topic, queueID) has a consume queue.
-func (s *DefaultMessageStore) queueExists(topic []byte, queueID int32) bool {
-	s.cqMu.RLock()
-	defer s.cqMu.RUnlock()
-	_, ok := s.cqTable[string(topic)][queueID]
-	return ok
 }
 
 // consumeQueue returns the queue or nil (Java getConsumeQueue).

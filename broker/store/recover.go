@@ -1,0 +1,168 @@
+package store
+
+// Abnormal recovery of the CommitLog fused with the re-dispatch, as Java
+// CommitLog.recoverAbnormally does it: one pass over the log from the file
+// the checkpoint designates validates every record (magic, size, body CRC
+// when checkCRCOnRecover) and dispatches it. Records the consume queue and
+// the index already hold are validated but not dispatched again.
+
+import (
+	"encoding/binary"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/broker/store/consumequeue"
+	"github.com/rocketmq-go/rmq/broker/store/mmap"
+	"github.com/rocketmq-go/rmq/internal/message"
+)
+
+// recoverAbnormally validates and dispatches from the newest file whose
+// first record is not newer than the checkpoint allows, then truncates the
+// CommitLog after the last valid record. StartOffset of the result is where
+// the scan began.
+func (s *DefaultMessageStore) recoverAbnormally() (commitlog.RecoverResult, error) {
+	q := s.cl.MappedFileQueue()
+	files := q.Files()
+	if len(files) == 0 {
+		q.SetFlushedWhere(0)
+		q.SetCommittedWhere(0)
+		return commitlog.RecoverResult{}, nil
+	}
+	idx := 0
+	for i := len(files) - 1; i >= 0; i-- {
+		if s.matchedRecover(files[i]) {
+			idx = i
+			break
+		}
+	}
+	rs := s.newRecoveryScan()
+	pf := startPrefetch(files[idx:], 2)
+	start := files[idx].FileFromOffset()
+	end := start
+	for i := idx; i < len(files); i++ {
+		next, cont := rs.file(files[i])
+		pf.fileScanned()
+		end = next
+		if !cont {
+			break
+		}
+		if i+1 < len(files) {
+			end = files[i+1].FileFromOffset()
+		}
+	}
+	pf.finish()
+	q.SetFlushedWhere(end)
+	q.SetCommittedWhere(end)
+	if err := q.TruncateDirtyFiles(end); err != nil {
+		return commitlog.RecoverResult{}, err
+	}
+	s.lg.Info("commit log recovered abnormally", zap.Int64("startOffset", start), zap.Int64("maxOffset", end),
+		zap.Int("dispatched", rs.dispatched), zap.Int("skipped", rs.skipped))
+	return commitlog.RecoverResult{StartOffset: start, MaxOffset: end}, nil
+}
+
+// matchedRecover is Java isMappedFileMatchedRecover: the file's first
+// record was stored no later than the checkpoint's min timestamp (the
+// index's too when messageIndexSafe).
+func (s *DefaultMessageStore) matchedRecover(mf *mmap.MappedFile) bool {
+	d := mf.Data()
+	if len(d) < message.PosSysFlag+4 || int32(binary.BigEndian.Uint32(d[message.PosMagic:])) != message.MagicCode {
+		return false
+	}
+	p := message.StoreTimestampPos(int32(binary.BigEndian.Uint32(d[message.PosSysFlag:])))
+	if p+8 > len(d) {
+		return false
+	}
+	ts := int64(binary.BigEndian.Uint64(d[p:]))
+	if ts == 0 {
+		return false
+	}
+	limit := s.ckpt.MinTimestamp()
+	if s.cfg.MessageIndexEnable && s.cfg.MessageIndexSafe {
+		limit = s.ckpt.MinTimestampIndex()
+	}
+	return ts <= limit
+}
+
+// recoveryScan is the state of one abnormal-recovery pass.
+type recoveryScan struct {
+	s          *DefaultMessageStore
+	checkCRC   bool
+	indexEnd   int64 // records starting below it are in the index (or it is off)
+	confirm    int64 // with duplicationEnable, dispatch only below it
+	dispatched int
+	skipped    int
+}
+
+func (s *DefaultMessageStore) newRecoveryScan() *recoveryScan {
+	rs := &recoveryScan{s: s, checkCRC: s.cfg.CheckCRCOnRecover, indexEnd: 1<<63 - 1, confirm: 1<<63 - 1}
+	if s.cfg.MessageIndexEnable {
+		rs.indexEnd = 0
+		if files := s.idx.Files(); len(files) > 0 {
+			rs.indexEnd = files[len(files)-1].Header.EndPhyOffset
+		}
+	}
+	if s.cfg.DuplicationEnable {
+		rs.confirm = s.cl.ConfirmOffset()
+	}
+	return rs
+}
+
+// file walks one mapped file; it returns the offset after the last valid
+// record and whether the walk ended on a blank record or the file's end
+// (go on with the next file).
+func (rs *recoveryScan) file(mf *mmap.MappedFile) (int64, bool) {
+	data := mf.Data()
+	from := mf.FileFromOffset()
+	pos := 0
+	for pos < len(data) {
+		at := from + int64(pos)
+		v, st := parseRecord(data[pos:], rs.checkCRC)
+		switch {
+		case st == recordBlank:
+			return at, true
+		case st != recordValid || v.commitLogOffset != at:
+			return at, false
+		}
+		rs.record(&v)
+		pos += int(v.size)
+	}
+	return from + int64(pos), true
+}
+
+// record dispatches one valid record unless both dispatchers already hold
+// it: its queue's units reach past it (ConsumeQueue.Put would ignore it)
+// and it starts below the index end (BuildIndex would ignore it).
+func (rs *recoveryScan) record(v *recordView) {
+	s := rs.s
+	if v.commitLogOffset >= rs.confirm {
+		return
+	}
+	if v.commitLogOffset < rs.indexEnd {
+		tx := message.TransactionType(v.sysFlag)
+		toCQ := tx == message.SysFlagTransactionNot || tx == message.SysFlagTransCommit
+		cq := rs.queue(v.topic, v.queueID)
+		if !toCQ || (cq != nil && v.commitLogOffset+int64(v.size) <= cq.MaxPhysicOffset()) {
+			if toCQ {
+				// what putMessagePositionInfo does for a duplicate
+				if s.cfg.BrokerRole == Slave {
+					s.ckpt.SetPhysicMsgTimestamp(v.storeTimestamp)
+				}
+				s.ckpt.SetLogicsMsgTimestamp(v.storeTimestamp)
+			}
+			rs.skipped++
+			return
+		}
+	}
+	d := s.dispatchRequest(v, false)
+	s.doDispatch(&d)
+	rs.dispatched++
+}
+
+// queue looks up an existing consume queue (nil when there is none).
+func (rs *recoveryScan) queue(topic []byte, queueID int32) *consumequeue.ConsumeQueue {
+	rs.s.cqMu.RLock()
+	defer rs.s.cqMu.RUnlock()
+	return rs.s.cqTable[string(topic)][queueID]
+}
