@@ -164,3 +164,19 @@ func percentileF(v []float64, p float64) float64 {
 	sort.Float64s(s)
 	return s[int(p*float64(len(s)-1))]
 }
+
+// BenchmarkHACatchUp measures raw replication throughput: a slave attached
+// to a master already holding b.N 1 KiB messages copies them all.
+func BenchmarkHACatchUp(b *testing.B) {
+	master := startBenchNode(b, store.AsyncMaster)
+	runSenders(b, master.st, master.ha, 8)
+	slave := startBenchNode(b, store.Slave)
+	end := master.st.MaxPhyOffset()
+	b.SetBytes(end / int64(b.N))
+	b.ResetTimer()
+	slave.ha.UpdateMasterAddress(master.haAddr())
+	for slave.st.MaxPhyOffset() < end {
+		time.Sleep(100 * time.Microsecond)
+	}
+	b.StopTimer()
+}
