@@ -276,3 +276,33 @@ func TestBrokerClientCheckClientConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestBrokerClientHeartbeatRegistersSQLFilter: a SQL92 subscription carried
+// by a heartbeat reaches the consumer filter manager (what PULL_MESSAGE
+// filters with), and a group leaving marks it dead.
+func TestBrokerClientHeartbeatRegistersSQLFilter(t *testing.T) {
+	b := testutil.StartBroker(t, "", func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) {
+		c.EnablePropertyFilter = true
+	})
+	cc := newCMClient(t, b.Addr().String(), "192.0.2.2@91")
+	hb := body.HeartbeatData{ClientID: "192.0.2.2@91", ConsumerDataSet: []body.ConsumerData{{GroupName: "cgSQL",
+		ConsumeType: "CONSUME_PASSIVELY", MessageModel: "CLUSTERING", ConsumeFromWhere: "CONSUME_FROM_LAST_OFFSET",
+		SubscriptionDataSet: []body.SubscriptionData{{Topic: "SqlTopic", SubString: "a > 5", ExpressionType: "SQL92",
+			TagsSet: []string{}, CodeSet: []int32{}, SubVersion: time.Now().UnixMilli()}}}}}
+	wantCode(t, cc.call(codec.NewRequest(code.HeartBeat, nil, hb.Encode())), code.Success)
+	testutil.Eventually(t, 5*time.Second, func() error {
+		fd := b.Filters().Get("SqlTopic", "cgSQL")
+		if fd == nil || fd.Expression != "a > 5" || fd.IsDead() {
+			return fmt.Errorf("filter data %+v", fd)
+		}
+		return nil
+	})
+	h := header.UnregisterClientRequestHeader{ClientID: "192.0.2.2@91", ConsumerGroup: "cgSQL"}
+	wantCode(t, cc.call(codec.NewRequest(code.UnregisterClient, h.ToExtFields(), nil)), code.Success)
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if fd := b.Filters().Get("SqlTopic", "cgSQL"); fd == nil || !fd.IsDead() {
+			return fmt.Errorf("filter data after unregister %+v", fd)
+		}
+		return nil
+	})
+}
