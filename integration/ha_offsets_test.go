@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -211,5 +212,44 @@ func TestHASlaveSyncMetadata(t *testing.T) {
 		if err != nil || !strings.Contains(string(data), want) {
 			t.Fatalf("%s on the slave lacks %q (%v):\n%s", file, want, err, data)
 		}
+	}
+}
+
+// TestHASlaveSyncFallsBackWithJavaMaster: a master without the private
+// offset-marks codes (a Java broker answers REQUEST_CODE_NOT_SUPPORTED) is
+// synced as Java does: GET_ALL_CONSUMER_OFFSET overwrites the slave's
+// entries, even larger ones.
+func TestHASlaveSyncFallsBackWithJavaMaster(t *testing.T) {
+	cfg := remoting.NewNettyServerConfig()
+	cfg.ListenPort, cfg.ListenAddr = 0, "127.0.0.1:0"
+	fake, err := remoting.NewServer(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offsetCalls atomic.Int32
+	fake.RegisterProcessor(code.GetAllConsumerOffset, remoting.ProcessorFunc(
+		func(*remoting.Context, *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+			offsetCalls.Add(1)
+			resp := codec.NewResponse(code.Success, "")
+			resp.Body = []byte(`{"offsetTable":{"JT@jg":{0:3,1:40}}}`)
+			return resp, nil
+		}), remoting.NewPool("fake", 1, 16))
+	if err := fake.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = fake.Shutdown(context.Background()) })
+
+	slave := testutil.StartBroker(t, "", func(c *broker.BrokerConfig, s *store.MessageStoreConfig) {
+		c.BrokerID = 1
+		s.BrokerRole = store.Slave
+	})
+	slave.Offsets().CommitOffset("test", "jg", "JT", 0, 9)
+	slave.SetMasterAddr(fake.Addr().String())
+	slave.SyncAll(context.Background())
+	if offsetCalls.Load() == 0 {
+		t.Fatal("slave never asked GET_ALL_CONSUMER_OFFSET")
+	}
+	if a, b := slave.Offsets().QueryOffset("jg", "JT", 0), slave.Offsets().QueryOffset("jg", "JT", 1); a != 3 || b != 40 {
+		t.Fatalf("slave offsets %d %d, want Java's overwrite 3 40", a, b)
 	}
 }
