@@ -464,3 +464,28 @@ func TestBrokerPullShortPollingAnswersNotFoundInBrokerSerializeType(t *testing.T
 		t.Fatalf("direct answer in %v, want the request's ROCKETMQ", resp.SerializeType)
 	}
 }
+
+func TestBrokerPullRegisteredSQL92Subscription(t *testing.T) {
+	e := newConsumeEnv(t, func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) { c.EnablePropertyFilter = true })
+	for i := range 4 {
+		e.send("SqlRegT", 0, map[string]string{"n": strconv.Itoa(i)}, "v"+strconv.Itoa(i))
+	}
+	e.waitDispatched("SqlRegT", 0, 4)
+	sub := body.SubscriptionData{Topic: "SqlRegT", SubString: "n = 1 OR n = 3", SubVersion: 10, ExpressionType: "SQL92"}
+	registerConsumer(e.b, "sqlpush", "CLUSTERING", 1, sub) // the heartbeat compiles the filter
+	req := pullReq("sqlpush", "SqlRegT", 0, 0, 0, "", "")
+	req.SetExt("subVersion", "10")
+	resp := e.call(req)
+	e.expect(resp, code.Success, "FOUND")
+	if got := bodies(decodeBody(t, resp.Body)); got != "v1,v3" {
+		t.Fatalf("registered SQL92 subscription returned %q", got)
+	}
+	// A group whose filter was never compiled (unknown to the manager).
+	registerConsumer(e.b, "nofilter", "CLUSTERING", 2, body.SubscriptionData{Topic: "OtherSqlT", SubString: "n > 1",
+		SubVersion: 10, ExpressionType: "SQL92"})
+	e.send("OtherSqlT", 0, nil, "o")
+	e.b.Filters().Unregister("nofilter")
+	e.b.Filters().Clean(0)
+	e.expect(e.call(pullReq("nofilter", "OtherSqlT", 0, 0, 0, "", "")), code.FilterDataNotExist,
+		"The broker's consumer filter data is not exist!Your expression may be wrong!")
+}
