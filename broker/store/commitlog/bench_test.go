@@ -30,7 +30,8 @@ import (
 // writer waited for a CPU, so the benchmarks also report cpu-ns/op: CPU
 // time (user + system, page faults included) of the writing thread for the
 // single-writer benchmarks, of the whole process for the group commits,
-// and cpu-ratio, the same ratio over that CPU time. Work the CommitLog
+// and cpu-ratio, the same ratio over that CPU time; faults/op counts the
+// page faults of the same thread or process. Work the CommitLog
 // moves to background goroutines (pre-faulting, flushing) is outside the
 // writer's cpu-ns/op; the *-sustained and group-commit figures include it.
 
@@ -44,27 +45,33 @@ type perOp struct{ wall, cpu float64 }
 // cpuClock reads the CPU time of the calling thread (RUSAGE_THREAD, the
 // caller has locked its OS thread) or of the process.
 type cpuClock struct {
-	who   int
-	start time.Duration
+	who    int
+	start  time.Duration
+	faults int64
 }
 
 const rusageThread = 1 // RUSAGE_THREAD
 
-func cpuNow(who int) time.Duration {
+// cpuNow returns the CPU time used and the page faults taken.
+func cpuNow(who int) (time.Duration, int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(who, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), ru.Minflt + ru.Majflt
 }
 
-func startCPU(who int) *cpuClock { return &cpuClock{who: who, start: cpuNow(who)} }
+func startCPU(who int) *cpuClock {
+	t, f := cpuNow(who)
+	return &cpuClock{who: who, start: t, faults: f}
+}
 
 // report adds cpu-ns/op and returns the per-op figures.
 func (c *cpuClock) report(b *testing.B) perOp {
-	p := perOp{wall: float64(b.Elapsed().Nanoseconds()) / float64(b.N),
-		cpu: float64(cpuNow(c.who)-c.start) / float64(b.N)}
+	t, f := cpuNow(c.who)
+	p := perOp{wall: float64(b.Elapsed().Nanoseconds()) / float64(b.N), cpu: float64(t-c.start) / float64(b.N)}
 	b.ReportMetric(p.cpu, "cpu-ns/op")
+	b.ReportMetric(float64(f-c.faults)/float64(b.N), "faults/op")
 	return p
 }
 

@@ -87,8 +87,9 @@ func New(cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger) (*CommitLog
 // size fails.
 func (c *CommitLog) Load() error { return c.q.Load() }
 
-// Start spawns the flush service and, when the log is empty or its last
-// file full, starts preparing the file the first append will need.
+// Start spawns the flush service and starts preparing the next file the
+// log will need (the first one of an empty log, else the one after the
+// last), so that the first roll after start-up does not fault cold pages.
 func (c *CommitLog) Start() {
 	c.q.PreallocateNext(0)
 	if c.group != nil {

@@ -144,3 +144,28 @@ func TestCommitLogPreparesNextFile(t *testing.T) {
 		t.Fatalf("unused prepared file kept: %v", err)
 	}
 }
+
+// TestCommitLogPreparesNextFileAfterRestart: after a restart on a log
+// whose last file has room, Start prepares the file after it.
+func TestCommitLogPreparesNextFileAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	const size = 256 << 10
+	cfg := testConfig(dir, size)
+	c, _ := openLog(t, cfg, nil, false)
+	mustPut(t, c, newMsg("R", 0, "x", ""))
+	if err := c.Shutdown(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	next := filepath.Join(dir, mmap.OffsetToFileName(size))
+	if _, err := os.Stat(next); !os.IsNotExist(err) {
+		t.Fatalf("prepared file left after shutdown: %v", err)
+	}
+	c2, _ := openLog(t, cfg, nil, false)
+	c2.MappedFileQueue().AwaitPreallocated()
+	if _, err := os.Stat(next); err != nil {
+		t.Fatalf("next file not prepared after restart: %v", err)
+	}
+	if c2.MaxOffset() == 0 {
+		t.Fatal("recovered log is empty")
+	}
+}

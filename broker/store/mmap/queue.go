@@ -157,24 +157,18 @@ func (q *MappedFileQueue) LastMappedFileOrCreate(startOffset int64) (*MappedFile
 	return mf, nil
 }
 
-// PreallocateNext starts creating, in the background, the file that
-// LastMappedFileOrCreate(startOffset) would create next (the first file of
-// an empty queue, or the one after a full last file), so that even the
-// first append after start-up finds a mapped, pre-faulted file. No-op
-// without Preallocate or when the last file still has room.
+// PreallocateNext starts creating, in the background, the next file the
+// queue will need: the first file of an empty queue (at the file boundary
+// at or below startOffset), else the one after the last file, so that even
+// the first roll after start-up (or recovery) finds a mapped, pre-faulted
+// file. No-op without Preallocate.
 func (q *MappedFileQueue) PreallocateNext(startOffset int64) {
 	if q.alloc == nil {
 		return
 	}
-	last := q.LastMappedFile()
-	var create int64
-	switch {
-	case last == nil:
-		create = startOffset - startOffset%int64(q.fileSize)
-	case last.IsFull():
+	create := startOffset - startOffset%int64(q.fileSize)
+	if last := q.LastMappedFile(); last != nil {
 		create = last.FileFromOffset() + int64(q.fileSize)
-	default:
-		return
 	}
 	q.alloc.ahead(filepath.Join(q.dir, OffsetToFileName(create)))
 }
