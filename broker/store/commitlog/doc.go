@@ -8,19 +8,36 @@
 // {TOTALSIZE = bytes left, MAGIC = 0xCBD43194} closes the file and the
 // record starts the next one.
 //
-// Append path (PutMessageAsync / PutMessagesAsync):
+// Append path (PutMessage / PutMessageAsync and the batch forms):
 //
-//	encode (outside the lock) -> lock -> pick/roll file -> copy bytes ->
-//	patch queueOffset, physicalOffset, storeTimestamp -> bump topicQueueTable
-//	-> unlock -> SYNC_FLUSH: queue a group-commit request; SYNC_MASTER: ask
-//	the ReplicaWaiter -> done(result)
+//	outside the lock: DELAY rewrite, limits, record size (message.RecordSize)
+//	                  and BODYCRC
+//	under putMu:      store time -> pick/roll file -> assign queue offset,
+//	                  physical offset -> render each record straight into the
+//	                  mapping (message.PutRecord) -> bump topicQueueTable ->
+//	                  publish the write position
+//	after:            msgId string -> SYNC_FLUSH: queue a group-commit
+//	                  request; SYNC_MASTER: ask the ReplicaWaiter -> result
 //
-// Only the memory copy happens under the lock (file creation too when the
-// background allocator has not prepared the next file yet). Waiting for the
-// flush or the slave never blocks the appending goroutine: done is called
-// when the group commit covers the record, or FLUSH_DISK_TIMEOUT /
-// FLUSH_SLAVE_TIMEOUT after syncFlushTimeout. PutMessage is the blocking
-// wrapper.
+// The lock covers position bookkeeping and one copy of the record bytes;
+// there is no intermediate encode buffer. File creation stays off the lock:
+// the mmap allocator maps and pre-faults the next file in the background
+// (PrefaultNextFile; Start also prepares the first or next file), so appends
+// do not take first-touch page faults, and a roll that outruns the pre-fault
+// gets the file at once, partly faulted.
+//
+// Waiting: PutMessageAsync never blocks; done runs when the group commit
+// covers the record, or FLUSH_DISK_TIMEOUT / FLUSH_SLAVE_TIMEOUT after
+// syncFlushTimeout. PutMessage waits on a pooled waiter (no per-call
+// channel, closure or timer) and returns at once under ASYNC_FLUSH without
+// SYNC_MASTER; the only allocation per put is the msgId string.
+//
+// Group commit (groupcommit.go, Java GroupCommitService): requests are
+// values in one slice; the service goroutine takes the whole slice, flushes
+// once up to the highest offset (one ranged msync per file touched) and
+// completes every request covered. One watchdog timer armed for the oldest
+// pending deadline times requests out, even while a flush is stuck; a
+// request completes exactly once.
 //
 // Queue offsets: topicQueueTable ("topic-queueId" -> next offset) is owned
 // by the append lock. The store sets it after recovery (SetTopicQueueTable)

@@ -25,6 +25,14 @@
 //     and Release() it afterwards; Destroy unlinks the file at once but
 //     unmaps only when the last holder releases, so a reader never faults.
 //   - MappedFileQueue.files is sorted by start offset with no gaps.
+//   - The allocator prepares the next file (create, size, map and, with
+//     Prefault, touch every page of a fresh file) before anyone else sees
+//     it; handing a file out stops its pre-fault first, so the writer and
+//     the pre-fault never touch one mapping at the same time. A prepared
+//     file the queue skipped (a slave starting mid-log) or never used
+//     (shutdown) is deleted.
+//   - Flush syncs only [flushed, committed) with a ranged msync, so dirty,
+//     pre-faulted pages ahead of the writer are not written back early.
 //
 // Usage:
 //
