@@ -489,3 +489,17 @@ func TestBrokerPullRegisteredSQL92Subscription(t *testing.T) {
 	e.expect(e.call(pullReq("nofilter", "OtherSqlT", 0, 0, 0, "", "")), code.FilterDataNotExist,
 		"The broker's consumer filter data is not exist!Your expression may be wrong!")
 }
+
+func TestBrokerPullNotOnFastPort(t *testing.T) {
+	e := newConsumeEnv(t)
+	e.send("FastT", 0, nil, "x")
+	fast := &consumeEnv{t: t, b: e.b, c: e.c, addr: e.b.FastAddr().String()}
+	for _, c := range []int32{code.PullMessage, code.LitePullMessage} {
+		req := pullReq("g", "FastT", 0, 0, 0, "*", "TAG")
+		req.Code = c
+		fast.expect(fast.call(req), code.RequestCodeNotSupported, " request type "+strconv.Itoa(int(c))+" not supported")
+	}
+	// The offset and query codes are served there, as in Java.
+	resp := fast.call(codec.NewRequest(code.GetMaxOffset, (&header.GetMaxOffsetRequestHeader{Topic: "FastT"}).ToExtFields(), nil))
+	fast.expect(resp, code.Success, "")
+}
