@@ -5,6 +5,7 @@ package ha
 // the same physical offsets, report again.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -114,7 +115,11 @@ func (s *Service) clientLoop() {
 
 // replicate runs one connection to the master.
 func (s *Service) replicate(addr string) error {
-	nc, err := net.DialTimeout("tcp", addr, dialTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), dialTimeout)
+	stopWatch := context.AfterFunc(s.stopCtx, cancel) // Shutdown aborts a dial in progress
+	nc, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+	stopWatch()
+	cancel()
 	if err != nil {
 		return err
 	}

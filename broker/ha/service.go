@@ -43,6 +43,8 @@ type Service struct {
 	stopping bool           // set by Shutdown; goFunc refuses then
 	wg       sync.WaitGroup // every goroutine of the service
 	stopCh   chan struct{}  // closed by Shutdown
+	stopCtx  context.Context
+	cancel   context.CancelFunc // cancels stopCtx in Shutdown
 
 	started  atomic.Bool
 	shutdown atomic.Bool
@@ -65,6 +67,7 @@ func New(st store.MessageStore, cfg Config, lg *zap.Logger) (*Service, error) {
 		clientKick: make(chan struct{}, 1),
 		stopCh:     make(chan struct{}),
 	}
+	s.stopCtx, s.cancel = context.WithCancel(context.Background())
 	s.group = newGroupTransferService(s.push2Slave.Load)
 	return s, nil
 }
@@ -110,6 +113,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.goMu.Lock()
 	s.stopping = true
 	close(s.stopCh)
+	s.cancel()
 	s.goMu.Unlock()
 	if s.ln != nil {
 		_ = s.ln.Close()
