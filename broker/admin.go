@@ -428,7 +428,7 @@ func (p *adminProcessor) runtimeInfo() map[string]string {
 	m["sendThreadPoolQueueHeadWaitTimeMills"] = strconv.FormatInt(b.sendQueueHeadWait(), 10)
 	m["pullThreadPoolQueueHeadWaitTimeMills"] = "0"
 	m["queryThreadPoolQueueHeadWaitTimeMills"] = "0"
-	m["earliestMessageTimeStamp"] = strconv.FormatInt(b.store.EarliestMessageTimeOfStore(), 10)
+	m["earliestMessageTimeStamp"] = strconv.FormatInt(b.earliestMessageTime(), 10)
 	m["startAcceptSendRequestTimeStamp"] = strconv.FormatInt(cfg.StartAcceptSendRequestTimeStamp, 10)
 	if t := b.DelayOffsets(); t != nil {
 		for level, off := range t.Snapshot() {
@@ -446,6 +446,23 @@ func (p *adminProcessor) runtimeInfo() map[string]string {
 		m["remainTransientStoreBufferNumbs"] = strconv.Itoa(runtimeMaxInt)
 	}
 	return m
+}
+
+// earliestMessageTime is DefaultMessageStore.getEarliestMessageTime():
+// Java reads 2 * maxMessageSize bytes at the CommitLog min offset to pick
+// the store time, and that read fails (-1) unless that many bytes are
+// readable in the first file, so small stores report -1.
+func (b *Broker) earliestMessageTime() int64 {
+	minPhy, maxPhy := b.store.MinPhyOffset(), b.store.MaxPhyOffset()
+	fileSize := int64(b.storeCfg.MappedFileSizeCommitLog)
+	if fileSize <= 0 {
+		return -1
+	}
+	fileEnd := minPhy - minPhy%fileSize + fileSize
+	if minPhy+2*int64(b.storeCfg.MaxMessageSize) > min(fileEnd, maxPhy) {
+		return -1
+	}
+	return b.store.EarliestMessageTimeOfStore()
 }
 
 // runtimeMaxInt is Integer.MAX_VALUE, what remainTransientStoreBufferNumbs

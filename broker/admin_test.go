@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -206,7 +207,9 @@ func TestBrokerAdminRuntimeInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kv.Table["brokerVersion"] != "409" || kv.Table["brokerVersionDesc"] != "V4_9_8" || kv.Table["msgPutTotalTodayNow"] != "2" {
+	// earliestMessageTimeStamp is -1 on a store this small, as Java's.
+	if kv.Table["brokerVersion"] != "409" || kv.Table["brokerVersionDesc"] != "V4_9_8" || kv.Table["msgPutTotalTodayNow"] != "2" ||
+		kv.Table["earliestMessageTimeStamp"] != "-1" {
 		t.Fatalf("runtime info %v", kv.Table)
 	}
 	// Every key mqadmin clusterList/brokerStatus reads from the Java broker
@@ -490,4 +493,27 @@ func TestBrokerAdminBrokerConfigKeysMatchGolden(t *testing.T) {
 	if _, err := body.DecodeDataVersion([]byte(resp.Ext("version"))); err != nil || len(golden.ExtFields) != len(resp.ExtFields) {
 		t.Errorf("ext %v, Java %v", resp.ExtFields, golden.ExtFields)
 	}
+}
+
+func TestBrokerAdminRuntimeEarliestMessageTime(t *testing.T) {
+	b := testutil.StartBroker(t, "", func(_ *broker.BrokerConfig, s *store.MessageStoreConfig) {
+		s.MaxMessageSize = 1024 // 2 KiB readable after ~15 small records
+	})
+	cc := newCMClient(t, b.Addr().String(), "admin")
+	resp := cc.call(codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
+	if kv, err := body.DecodeKVTable(resp.Body); err != nil || kv.Table["earliestMessageTimeStamp"] != "-1" {
+		t.Fatalf("empty store: %v %v", kv, err)
+	}
+	sendN(t, cc, "EmTopic", 0, 20)
+	testutil.Eventually(t, 5*time.Second, func() error {
+		resp := cc.call(codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
+		kv, err := body.DecodeKVTable(resp.Body)
+		if err != nil {
+			return err
+		}
+		if ts, _ := strconv.ParseInt(kv.Table["earliestMessageTimeStamp"], 10, 64); ts <= 0 {
+			return errStatusf("earliestMessageTimeStamp " + kv.Table["earliestMessageTimeStamp"])
+		}
+		return nil
+	})
 }
