@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/store/consumequeue"
+	"github.com/rocketmq-go/rmq/broker/store/mmap"
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
@@ -66,13 +67,16 @@ func (s *DefaultMessageStore) GetMessage(group, topic string, queueID int32, off
 }
 
 // scanUnits is the FOUND branch of getMessage: walk the units, filter,
-// read the records and apply the transfer limits.
+// locate the records and apply the transfer limits, then copy the records
+// into one body allocated at its final size.
 func (s *DefaultMessageStore) scanUnits(res *GetMessageResult, units *consumequeue.Units, offset int64,
 	maxMsgNums int32, maxOffsetPy int64, filter MessageFilter) {
 	res.Status = NoMatchedMessage
 	nextPhyFileStart := int64(math.MinInt64)
 	var maxPhyPulling int64
-	var bufs []*commitlog.Buffer
+	var held [32]heldRecord // the usual batch needs no heap for its bookkeeping
+	recs := held[:0]
+	var hold holdSet
 	total := 0
 	maxFilter := max(16000, int(maxMsgNums)*consumequeue.UnitSize)
 	i := 0
@@ -82,7 +86,7 @@ func (s *DefaultMessageStore) scanUnits(res *GetMessageResult, units *consumeque
 		if nextPhyFileStart != math.MinInt64 && phy < nextPhyFileStart {
 			continue
 		}
-		if s.isTheBatchFull(size, maxMsgNums, total, len(bufs), s.checkInDiskByCommitOffset(phy, maxOffsetPy)) {
+		if s.isTheBatchFull(size, maxMsgNums, total, len(recs), s.checkInDiskByCommitOffset(phy, maxOffsetPy)) {
 			break
 		}
 		if filter != nil && !filter.IsMatchedByConsumeQueue(tagsCode, nil) {
@@ -91,45 +95,109 @@ func (s *DefaultMessageStore) scanUnits(res *GetMessageResult, units *consumeque
 			}
 			continue
 		}
-		b := s.cl.GetMessage(phy, size)
-		if b == nil {
+		rec := hold.record(s.cl.MappedFileQueue(), phy, size)
+		if rec == nil {
 			if total == 0 {
 				res.Status = MessageWasRemoving
 			}
 			nextPhyFileStart = s.cl.RollNextFile(phy)
 			continue
 		}
-		if filter != nil && !filter.IsMatchedByCommitLog(b.Bytes, nil) {
+		if filter != nil && !filter.IsMatchedByCommitLog(rec, nil) {
 			if total == 0 {
 				res.Status = NoMatchedMessage
 			}
-			b.Release()
 			continue
 		}
-		bufs = append(bufs, b)
-		total += len(b.Bytes)
+		recs = append(recs, heldRecord{rec})
+		total += len(rec)
 		res.Status = Found
 		nextPhyFileStart = math.MinInt64
 	}
-	s.stats.getTransferred.Add(int64(len(bufs)))
+	s.stats.getTransferred.Add(int64(len(recs)))
 	res.NextBeginOffset = offset + int64(i/consumequeue.UnitSize)
 	res.MaxPhyOffsetPulling = maxPhyPulling
 	res.SuggestPullingFromSlave = maxOffsetPy-maxPhyPulling > s.memoryLimit()
-	res.Body, res.Messages = copyBuffers(bufs, total)
+	res.Body, res.Messages = copyRecords(recs, total)
+	hold.release()
 }
 
-// copyBuffers copies the held records into one slice and releases them.
-func copyBuffers(bufs []*commitlog.Buffer, total int) ([]byte, [][]byte) {
-	if len(bufs) == 0 {
+// heldRecord is a record's bytes in a mapping the holdSet holds.
+type heldRecord struct{ b []byte }
+
+// holdSet keeps a hold on every mapped file the records of one
+// GetMessage come from (usually one or two), taken once per file instead
+// of once per record.
+type holdSet struct {
+	files [4]*mmap.MappedFile
+	more  []*mmap.MappedFile
+	n     int
+}
+
+// record returns the size bytes at CommitLog offset phy, aliasing the
+// mapping (held until release), or nil when that range is not readable
+// within one file (Java CommitLog.getMessage returning null).
+func (h *holdSet) record(q *mmap.MappedFileQueue, phy int64, size int32) []byte {
+	mf := q.FindMappedFileByOffset(phy, phy == 0)
+	if mf == nil || size <= 0 {
+		return nil
+	}
+	pos := int(phy - mf.FileFromOffset())
+	end := pos + int(size)
+	if pos < 0 || end > int(mf.ReadPosition()) || !h.hold(mf) {
+		return nil
+	}
+	return mf.Data()[pos:end:end]
+}
+
+// hold takes a hold on mf unless one is already held.
+func (h *holdSet) hold(mf *mmap.MappedFile) bool {
+	for i := 0; i < min(h.n, len(h.files)); i++ {
+		if h.files[i] == mf {
+			return true
+		}
+	}
+	for _, f := range h.more {
+		if f == mf {
+			return true
+		}
+	}
+	if !mf.Hold() {
+		return false
+	}
+	if h.n < len(h.files) {
+		h.files[h.n] = mf
+	} else {
+		h.more = append(h.more, mf)
+	}
+	h.n++
+	return true
+}
+
+// release drops every hold.
+func (h *holdSet) release() {
+	for i := 0; i < min(h.n, len(h.files)); i++ {
+		h.files[i].Release()
+	}
+	for _, f := range h.more {
+		f.Release()
+	}
+	*h = holdSet{}
+}
+
+// copyRecords copies the records into one body of exactly total bytes and
+// returns it with each message's slice of it.
+func copyRecords(recs []heldRecord, total int) ([]byte, [][]byte) {
+	if len(recs) == 0 {
 		return nil, nil
 	}
-	body := make([]byte, 0, total)
-	msgs := make([][]byte, len(bufs))
-	for i, b := range bufs {
-		start := len(body)
-		body = append(body, b.Bytes...)
-		msgs[i] = body[start:len(body):len(body)]
-		b.Release()
+	body := make([]byte, total)
+	msgs := make([][]byte, len(recs))
+	p := 0
+	for i, r := range recs {
+		n := copy(body[p:], r.b)
+		msgs[i] = body[p : p+n : p+n]
+		p += n
 	}
 	return body, msgs
 }
