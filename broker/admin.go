@@ -413,8 +413,9 @@ func (p *adminProcessor) runtimeInfo() map[string]string {
 	m["brokerVersion"] = i(int(code.CurrentVersion))
 	puts := orZero(m["putMessageTimesTotal"])
 	m["msgPutTotalYesterdayMorning"], m["msgPutTotalTodayMorning"], m["msgPutTotalTodayNow"] = "0", "0", puts
-	m["msgGetTotalYesterdayMorning"], m["msgGetTotalTodayMorning"] = "0", "0"
-	m["msgGetTotalTodayNow"] = orZero(m["getMessageTransferedMsgCount"])
+	// No BrokerStatsManager here: messages handed to consumers are not
+	// counted, so the get totals stay 0 (Java: BROKER_GET_NUMS).
+	m["msgGetTotalYesterdayMorning"], m["msgGetTotalTodayMorning"], m["msgGetTotalTodayNow"] = "0", "0", "0"
 	m["sendThreadPoolQueueSize"] = i(b.sendQueue.Len())
 	m["sendThreadPoolQueueCapacity"] = i(cfg.SendThreadPoolQueueCapacity)
 	m["pullThreadPoolQueueSize"] = i(b.Pools.Pull.QueueLen())
