@@ -46,7 +46,9 @@ func (g *GroupTransferService) wait(offset int64, timeout time.Duration, done fu
 	default:
 	}
 	// An acknowledgement that raced with the append is not lost.
-	g.notifyTransferSome(g.ack())
+	if a := g.ack(); a >= offset {
+		g.notifyTransferSome(a)
+	}
 }
 
 // notifyTransferSome completes every wait at or below ack.
