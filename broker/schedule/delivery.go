@@ -188,7 +188,7 @@ func (d *DeliveryService) deliverOne(level int32, phy, cqOffset int64) bool {
 		return true
 	}
 	r := d.st.PutMessage(inner)
-	if r.Status != commitlog.PutOK {
+	if !stored(r.Status) {
 		d.lg.Error("deliver delay message failed", zap.String("topic", inner.Topic),
 			zap.String("msgId", m.MsgID), zap.String("status", r.Status.String()))
 		return false
@@ -233,4 +233,16 @@ func (d *DeliveryService) resetOffset(cq *consumequeue.ConsumeQueue, level int32
 		return hi
 	}
 	return offset
+}
+
+// stored reports whether the put wrote the message. Java's syncDeliver
+// retries anything but PUT_OK, which re-puts a message already appended
+// when only the flush or the slave confirmation failed (a duplicate every
+// 100 ms on a SYNC_MASTER without slave); here those count as delivered.
+func stored(s commitlog.PutMessageStatus) bool {
+	switch s {
+	case commitlog.PutOK, commitlog.FlushDiskTimeout, commitlog.FlushSlaveTimeout, commitlog.SlaveNotAvailable:
+		return true
+	}
+	return false
 }

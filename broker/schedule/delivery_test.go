@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/wait"
 )
@@ -150,5 +151,50 @@ func TestScheduleResumesFromRecordedOffset(t *testing.T) {
 	})
 	if len(got) != 1 || string(got[0].Body) != "new" {
 		t.Fatalf("delivered %d messages (first %q), want only \"new\"", len(got), got[0].Body)
+	}
+}
+
+// unconfirmedStore stores messages but reports SLAVE_NOT_AVAILABLE, as a
+// SYNC_MASTER without slave does.
+type unconfirmedStore struct {
+	*store.DefaultMessageStore
+	puts atomic.Int32
+}
+
+func (u *unconfirmedStore) PutMessage(m *message.MessageExt) commitlog.PutMessageResult {
+	u.puts.Add(1)
+	r := u.DefaultMessageStore.PutMessage(m)
+	if r.Status == commitlog.PutOK {
+		r.Status = commitlog.SlaveNotAvailable
+	}
+	return r
+}
+
+func TestScheduleStoredButUnconfirmedIsNotDuplicated(t *testing.T) {
+	s, cfg := openTestStore(t)
+	levels, _ := ParseDelayLevel(DefaultMessageDelayLevel)
+	putDelayed(t, s, "U", 0, 1, "once")
+	wait.Eventually(t, 5*time.Second, func() error {
+		if s.MaxOffsetInQueue(ScheduleTopic, 0) != 1 {
+			return errors.New("not dispatched")
+		}
+		return nil
+	})
+	us := &unconfirmedStore{DefaultMessageStore: s}
+	table := NewOffsetTable(filepath.Join(cfg.ConfigDir(), "delayOffset.json"), nil)
+	clk := &skewClock{}
+	clk.advance(time.Minute)
+	d := NewDeliveryService(us, table, DeliveryOptions{Levels: levels, Now: clk.now, Logger: zaptest.NewLogger(t)})
+	d.Start()
+	t.Cleanup(func() { _ = d.Stop(context.Background()) })
+	wait.Eventually(t, 5*time.Second, func() error {
+		if off, _ := table.Offset(1); off != 1 {
+			return fmt.Errorf("level 1 offset %d", off)
+		}
+		return nil
+	})
+	time.Sleep(300 * time.Millisecond) // a few more ticks must not re-put it
+	if n := us.puts.Load(); n != 1 {
+		t.Fatalf("delivered %d times, want once", n)
 	}
 }
