@@ -88,7 +88,7 @@ func syncLoop(ctx context.Context, s sender, m *meter, take func() bool) {
 		start := time.Now()
 		n, err := s.sendSync(ctx)
 		if err != nil {
-			m.fail(int64(max(n, 1)))
+			m.fail(int64(max(n, 1)), err)
 			continue
 		}
 		m.record(int64(n), time.Since(start))
@@ -103,14 +103,14 @@ func asyncLoop(ctx context.Context, o *options, s sender, m *meter, take func() 
 		start := time.Now()
 		err := s.sendAsync(ctx, func(n int, err error) {
 			if err != nil {
-				m.fail(int64(max(n, 1)))
+				m.fail(int64(max(n, 1)), err)
 			} else {
 				m.record(int64(n), time.Since(start))
 			}
 			<-sem
 		})
 		if err != nil {
-			m.fail(int64(o.batch))
+			m.fail(int64(o.batch), err)
 			<-sem
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -109,6 +110,8 @@ func (w *window) snapshot() snapshot {
 // meter is one side (send or consume) of a run: an interval window reset at
 // every report and a total window.
 type meter struct {
+	errMu       sync.Mutex
+	errs        map[string]int64 // failure text (first 120 bytes) → count
 	name        string
 	interval    window
 	total       window
@@ -126,9 +129,24 @@ func (m *meter) record(n int64, rt time.Duration) {
 	m.total.record(n, rt)
 }
 
-func (m *meter) fail(n int64) {
+func (m *meter) fail(n int64, err error) {
 	m.interval.failed.Add(n)
 	m.total.failed.Add(n)
+	msg := "unknown"
+	if err != nil {
+		msg = err.Error()
+	}
+	if len(msg) > 120 {
+		msg = msg[:120]
+	}
+	m.errMu.Lock()
+	if m.errs == nil {
+		m.errs = map[string]int64{}
+	}
+	if _, ok := m.errs[msg]; ok || len(m.errs) < 20 {
+		m.errs[msg] += n
+	}
+	m.errMu.Unlock()
 }
 
 // report prints and resets the interval window.
@@ -148,6 +166,11 @@ func (m *meter) summary(w io.Writer, rss string) {
 	el := m.last.Sub(m.start)
 	fmt.Fprintf(w, "[Complete] %s Total: %d in %.1fs TPS: %.0f Avg RT(ms): %.3f P99 RT(ms): %.3f Max RT(ms): %.3f Failed: %d RSS: %s\n",
 		m.name, s.n, el.Seconds(), float64(s.n)/el.Seconds(), ms(s.avg), ms(s.p99), ms(s.maxi), s.failed, rss)
+	m.errMu.Lock()
+	defer m.errMu.Unlock()
+	for msg, n := range m.errs {
+		fmt.Fprintf(w, "  failed %d× %s\n", n, strings.ReplaceAll(msg, "\n", " "))
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
