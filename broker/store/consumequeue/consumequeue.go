@@ -137,8 +137,9 @@ func (cq *ConsumeQueue) Put(phyOffset int64, size int32, tagsCode, cqOffset int6
 	cq.wmu.Lock()
 	defer cq.wmu.Unlock()
 	if phyOffset+int64(size) <= cq.maxPhysicOffset.Load() {
-		cq.lg.Debug("maybe try to build consume queue repeatedly",
-			zap.Int64("maxPhysicOffset", cq.maxPhysicOffset.Load()), zap.Int64("commitLogOffset", phyOffset))
+		if ce := cq.lg.Check(zap.DebugLevel, "maybe try to build consume queue repeatedly"); ce != nil {
+			ce.Write(zap.Int64("maxPhysicOffset", cq.maxPhysicOffset.Load()), zap.Int64("commitLogOffset", phyOffset))
+		}
 		return true, nil
 	}
 	expect := cqOffset * UnitSize
@@ -156,8 +157,9 @@ func (cq *ConsumeQueue) Put(phyOffset int64, size int32, tagsCode, cqOffset int6
 	if cqOffset != 0 {
 		current := mf.FileFromOffset() + int64(mf.WrotePosition())
 		if expect < current {
-			cq.lg.Debug("build consume queue repeatedly", zap.Int64("expectLogicOffset", expect),
-				zap.Int64("currentLogicOffset", current))
+			if ce := cq.lg.Check(zap.DebugLevel, "build consume queue repeatedly"); ce != nil {
+				ce.Write(zap.Int64("expectLogicOffset", expect), zap.Int64("currentLogicOffset", current))
+			}
 			return true, nil
 		}
 		if expect != current {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/rocketmq-go/rmq/internal/message"
 )
@@ -73,8 +74,9 @@ func FileSize(hashSlotNum, indexNum int) int {
 
 // KeyHash is IndexFile.indexKeyHashMethod: |String.hashCode(key)|, with
 // Integer.MIN_VALUE mapped to 0.
-func KeyHash(key string) int32 {
-	h := message.JavaStringHash(key)
+func KeyHash(key string) int32 { return absHash(message.JavaStringHash(key)) }
+
+func absHash(h int32) int32 {
 	if h == math.MinInt32 {
 		return 0
 	}
@@ -82,6 +84,23 @@ func KeyHash(key string) int32 {
 		return -h
 	}
 	return h
+}
+
+// topicKeyHash is KeyHash(topic + "#" + key) without building the string
+// (Java's hash is a running polynomial, so it can go part by part when both
+// parts are ASCII; otherwise the string is built as UTF-8 decoding needs).
+func topicKeyHash(topic, key string) int32 {
+	var h int32
+	for _, part := range [...]string{topic, "#", key} {
+		for i := 0; i < len(part); i++ {
+			c := part[i]
+			if c >= utf8.RuneSelf {
+				return KeyHash(topic + "#" + key)
+			}
+			h = 31*h + int32(c)
+		}
+	}
+	return absHash(h)
 }
 
 // File is one mapped index file. It is not safe for concurrent use: the
@@ -157,12 +176,11 @@ func (x *File) entryPos(n int32) int {
 }
 
 // putKey adds an entry for key (IndexFile.putKey); false when full.
-func (x *File) putKey(key string, phyOffset, storeTimestamp int64) bool {
+func (x *File) putKey(keyHash int32, phyOffset, storeTimestamp int64) bool {
 	if x.IsWriteFull() {
 		return false
 	}
 	be := binary.BigEndian
-	keyHash := KeyHash(key)
 	slot := x.slotPos(keyHash)
 	slotValue := int32(be.Uint32(x.data[slot:]))
 	if slotValue <= invalidIndex || slotValue > x.hdr.IndexCount {

@@ -230,3 +230,15 @@ func TestIndexKeyHash(t *testing.T) {
 		t.Fatal("bad hash")
 	}
 }
+
+// TestIndexTopicKeyHash: hashing topic and key part by part equals hashing
+// the built "topic#key" string, ASCII or not.
+func TestIndexTopicKeyHash(t *testing.T) {
+	cases := [][2]string{{"T", "k"}, {"StoreTopic", "key-3"}, {"", ""}, {"主题", "键"}, {"T", "é"},
+		{"T\xff", "\xbf"}, {"polygenelubricant", "s"}, {"TopicTest", "7F0000010B1418B4AAC2069E71AE0000"}}
+	for _, c := range cases {
+		if got, want := topicKeyHash(c[0], c[1]), KeyHash(c[0]+"#"+c[1]); got != want {
+			t.Errorf("topicKeyHash(%q, %q) = %d, want %d", c[0], c[1], got, want)
+		}
+	}
+}

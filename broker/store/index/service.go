@@ -157,24 +157,28 @@ func (s *Service) BuildIndex(req *Request) error {
 		return nil
 	}
 	if req.UniqKey != "" {
-		if f, err = s.putKeyLocked(f, buildKey(req.Topic, req.UniqKey), req); err != nil {
+		if f, err = s.putKeyLocked(f, topicKeyHash(req.Topic, req.UniqKey), req); err != nil {
 			return err
 		}
 	}
-	for _, k := range strings.Split(req.Keys, keySeparator) {
+	for rest := req.Keys; rest != ""; {
+		var k string
+		k, rest, _ = strings.Cut(rest, keySeparator)
 		if k == "" {
 			continue
 		}
-		if f, err = s.putKeyLocked(f, buildKey(req.Topic, k), req); err != nil {
+		if f, err = s.putKeyLocked(f, topicKeyHash(req.Topic, k), req); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (s *Service) putKeyLocked(f *File, key string, req *Request) (*File, error) {
-	for !f.putKey(key, req.CommitLogOffset, req.StoreTimestamp) {
-		s.lg.Debug("index file is full, trying to create another one", zap.String("file", f.path))
+func (s *Service) putKeyLocked(f *File, keyHash int32, req *Request) (*File, error) {
+	for !f.putKey(keyHash, req.CommitLogOffset, req.StoreTimestamp) {
+		if ce := s.lg.Check(zap.DebugLevel, "index file is full, trying to create another one"); ce != nil {
+			ce.Write(zap.String("file", f.path))
+		}
 		var err error
 		if f, err = s.lastFileLocked(); err != nil {
 			return nil, err
