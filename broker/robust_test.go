@@ -455,3 +455,105 @@ func TestBrokerRobustEveryCode(t *testing.T) {
 		t.Fatalf("fast port send without extFields: %v %+v", err, resp)
 	}
 }
+
+// rbSendExt is a SEND_MESSAGE header for topic/queueID.
+func rbSendExt(topic string, queueID int32) map[string]string {
+	h := &header.SendMessageRequestHeader{ProducerGroup: "RobustPG", Topic: topic, DefaultTopic: "TBW102",
+		DefaultTopicQueueNums: 4, QueueID: queueID, BornTimestamp: 1700000000000}
+	return h.ToExtFields()
+}
+
+func rbPullExt(topic string, queueID int32, offset int64, maxNums int32) map[string]string {
+	h := &header.PullMessageRequestHeader{ConsumerGroup: rbDataGroup, Topic: topic, QueueID: queueID,
+		QueueOffset: offset, MaxMsgNums: maxNums, SysFlag: 4, Subscription: "*"}
+	return h.ToExtFields()
+}
+
+// TestBrokerRobustApacheAnswers asserts Apache 4.9.8's exact answers
+// (AbstractSendMessageProcessor.msgCheck, TopicValidator,
+// PullMessageProcessor, RemotingCommand.decodeCommandCustomHeader) to
+// hostile send and pull requests, and that the queue is intact afterwards.
+func TestBrokerRobustApacheAnswers(t *testing.T) {
+	lg, logs := rbLogger(t, true)
+	b := rbStartBroker(t, lg)
+	addr := b.Addr().String()
+	c := rbClient(t)
+	for i := range 3 {
+		resp, err := rbCall(c, addr, codec.NewRequest(code.SendMessage, rbSendExt("RbT", 0), []byte("m"+strconv.Itoa(i))), rbBound)
+		if err != nil || resp.Code != code.Success {
+			t.Fatalf("send: %v %+v", err, resp)
+		}
+	}
+	tc := "TopicConfig [topicName=RbT, readQueueNums=4, writeQueueNums=4, perm=RW-, topicFilterType=SINGLE_TAG, topicSysFlag=0, order=false] Producer: 127.0.0.1:"
+	v2 := func(ext map[string]string) map[string]string {
+		var h header.SendMessageRequestHeader
+		if err := h.FromExtFields(ext); err != nil {
+			t.Fatal(err)
+		}
+		return header.CreateSendMessageRequestHeaderV2(&h).ToExtFields()
+	}
+	long := strings.Repeat("T", 128)
+	cases := []struct {
+		name   string
+		code   int32
+		ext    map[string]string
+		want   int32
+		remark string // prefix; Java's NumberFormatException text (with a stack frame) is not copied
+	}{
+		{"send queueId=writeQueueNums", code.SendMessage, rbSendExt("RbT", 4), code.SystemError, "request queueId[4] is illegal, " + tc},
+		{"sendV2 queueId=MaxInt32", code.SendMessageV2, v2(rbSendExt("RbT", 2147483647)), code.SystemError, "request queueId[2147483647] is illegal, " + tc},
+		{"send illegal topic chars", code.SendMessage, rbSendExt("bad topic!", 0), code.SystemError, "The specified topic contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$"},
+		{"send topic too long", code.SendMessage, rbSendExt(long, 0), code.SystemError, "The specified topic is longer than topic max length."},
+		{"send blank topic", code.SendMessage, rbSendExt("", 0), code.SystemError, "The specified topic is blank."},
+		{"send to schedule topic", code.SendMessage, rbSendExt("SCHEDULE_TOPIC_XXXX", 0), code.NoPermission, "Sending message to topic[SCHEDULE_TOPIC_XXXX] is forbidden."},
+		{"send without topic", code.SendMessage, rbWithout(rbSendExt("RbT", 0), "topic"), code.SystemError, "the custom field <topic> is null"},
+		{"sendV2 without b", code.SendMessageV2, rbWithout(v2(rbSendExt("RbT", 0)), "b"), code.SystemError, "the custom field <b> is null"},
+		{"pull queueId=-1", code.PullMessage, rbPullExt("RbT", -1, 0, 32), code.SystemError, "queueId[-1] is illegal, topic:[RbT] topicConfig.readQueueNums:[4] consumer:[/127.0.0.1:"},
+		{"pull queueId=readQueueNums", code.PullMessage, rbPullExt("RbT", 4, 0, 32), code.SystemError, "queueId[4] is illegal, topic:[RbT] topicConfig.readQueueNums:[4] consumer:["},
+		{"pull unknown topic", code.PullMessage, rbPullExt("NoSuchT", 0, 0, 32), code.TopicNotExist, "topic[NoSuchT] not exist, apply first please! \nSee http://rocketmq.apache.org/docs/faq/ for further details."},
+		{"pull offset overflow badly", code.PullMessage, rbPullExt("RbT", 0, 1<<40, 32), code.PullOffsetMoved, "OFFSET_OVERFLOW_BADLY"},
+		{"pull offset negative", code.PullMessage, rbPullExt("RbT", 0, -5, 32), code.PullOffsetMoved, "OFFSET_TOO_SMALL"},
+		{"pull offset at max", code.PullMessage, rbPullExt("RbT", 0, 3, 32), code.PullNotFound, "OFFSET_OVERFLOW_ONE"},
+		{"pull huge maxMsgNums", code.PullMessage, rbPullExt("RbT", 0, 0, 2147483647), code.Success, "FOUND"},
+		{"pull without queueOffset", code.PullMessage, rbWithout(rbPullExt("RbT", 0, 0, 32), "queueOffset"), code.SystemError, "the custom field <queueOffset> is null"},
+		{"pull non-numeric queueId", code.PullMessage, rbWith(rbPullExt("RbT", 0, 0, 32), "queueId", "x"), code.SystemError, "the custom field <queueId> has bad value \"x\""},
+		{"send overflowing queueId", code.SendMessage, rbWith(rbSendExt("RbT", 0), "queueId", "99999999999999999999"), code.SystemError, "the custom field <queueId> has bad value"},
+	}
+	for _, tt := range cases {
+		for _, ser := range []codec.SerializeType{codec.JSON, codec.RocketMQ} {
+			if ser == codec.RocketMQ && tt.ext["topic"] == "" {
+				continue // ROCKETMQ carries "" as a Java null: "the custom field <topic> is null"
+			}
+			req := codec.NewRequest(tt.code, tt.ext, []byte("x"))
+			req.SerializeType = ser
+			resp, err := rbCall(c, addr, req, rbBound)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", tt.name, ser, err)
+			}
+			if resp.Code != tt.want || !strings.HasPrefix(resp.Remark, tt.remark) || resp.Remark == "" {
+				t.Errorf("%s/%s: code %s remark %q, want %s %q…", tt.name, ser, code.ResponseName(resp.Code), resp.Remark,
+					code.ResponseName(tt.want), tt.remark)
+			}
+		}
+	}
+	// A negative queueId picks a queue (Java's randomQueueId) and stores.
+	resp, err := rbCall(c, addr, codec.NewRequest(code.SendMessage, rbSendExt("RbT", -1), []byte("neg")), rbBound)
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("send queueId=-1: %v %+v", err, resp)
+	}
+	if q, _ := strconv.Atoi(resp.Ext("queueId")); q < 0 || q > 3 {
+		t.Fatalf("send queueId=-1 stored in queue %q", resp.Ext("queueId"))
+	}
+	// Queue 0 still holds exactly m0..m2, and the huge pull returned them.
+	resp, err = rbCall(c, addr, codec.NewRequest(code.PullMessage, rbPullExt("RbT", 0, 0, 2147483647), nil), rbBound)
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("pull: %v %+v", err, resp)
+	}
+	ms, err := message.DecodeRecords(resp.Body, true)
+	if err != nil || len(ms) < 3 || string(ms[0].Body) != "m0" || string(ms[1].Body) != "m1" || string(ms[2].Body) != "m2" {
+		t.Fatalf("queue 0 after abuse: %d records, %v", len(ms), err)
+	}
+	if p := rbPanics(logs); len(p) > 0 {
+		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
+	}
+}
