@@ -35,9 +35,10 @@
 // validates from the 3rd-last file. Abnormal (recover.go, Java
 // CommitLog.recoverAbnormally): one pass from the newest file whose first
 // record is not newer than the checkpoint's min timestamp validates every
-// record (CRC when checkCRCOnRecover) and dispatches it at once, skipping
-// records its queue and the index already hold; a helper goroutine faults
-// the next files in ahead of the scan. Index files newer than the
+// record (CRC when checkCRCOnRecover) and dispatches it, skipping records
+// its queue and the index already hold; a validator goroutine faults in and
+// checks each file up to two files ahead of the dispatching goroutine, so
+// the two halves of the pass share two cores. Index files newer than the
 // checkpoint's index timestamp are discarded before. Queue units beyond the
 // recovered CommitLog end are then truncated. Start dispatches from
 // max(consume queues' max physical offset, CommitLog min offset) until the

@@ -3,8 +3,11 @@ package store
 // Abnormal recovery of the CommitLog fused with the re-dispatch, as Java
 // CommitLog.recoverAbnormally does it: one pass over the log from the file
 // the checkpoint designates validates every record (magic, size, body CRC
-// when checkCRCOnRecover) and dispatches it. Records the consume queue and
-// the index already hold are validated but not dispatched again.
+// when checkCRCOnRecover) and dispatches it. The pass is split in two
+// halves on two goroutines, file by file: the validator (prefetch.go)
+// faults a file in and checks it, the recovery goroutine dispatches what
+// was found valid. Records the consume queue and the index already hold are
+// validated but not dispatched again.
 
 import (
 	"encoding/binary"
@@ -37,21 +40,23 @@ func (s *DefaultMessageStore) recoverAbnormally() (commitlog.RecoverResult, erro
 		}
 	}
 	rs := s.newRecoveryScan()
-	pf := startPrefetch(files[idx:], 2)
+	val := startValidator(files[idx:], s.cfg.CheckCRCOnRecover, 2)
 	start := files[idx].FileFromOffset()
 	end := start
 	for i := idx; i < len(files); i++ {
-		next, cont := rs.file(files[i])
-		pf.fileScanned()
-		end = next
-		if !cont {
+		fc, ok := val.next()
+		if !ok {
+			break
+		}
+		end = rs.dispatchFile(files[i], fc.end)
+		if end != fc.end || !fc.cont {
 			break
 		}
 		if i+1 < len(files) {
 			end = files[i+1].FileFromOffset()
 		}
 	}
-	pf.finish()
+	val.finish()
 	q.SetFlushedWhere(end)
 	q.SetCommittedWhere(end)
 	if err := q.TruncateDirtyFiles(end); err != nil {
@@ -88,7 +93,6 @@ func (s *DefaultMessageStore) matchedRecover(mf *mmap.MappedFile) bool {
 // recoveryScan is the state of one abnormal-recovery pass.
 type recoveryScan struct {
 	s          *DefaultMessageStore
-	checkCRC   bool
 	indexEnd   int64 // records starting below it are in the index (or it is off)
 	confirm    int64 // with duplicationEnable, dispatch only below it
 	dispatched int
@@ -96,7 +100,7 @@ type recoveryScan struct {
 }
 
 func (s *DefaultMessageStore) newRecoveryScan() *recoveryScan {
-	rs := &recoveryScan{s: s, checkCRC: s.cfg.CheckCRCOnRecover, indexEnd: 1<<63 - 1, confirm: 1<<63 - 1}
+	rs := &recoveryScan{s: s, indexEnd: 1<<63 - 1, confirm: 1<<63 - 1}
 	if s.cfg.MessageIndexEnable {
 		rs.indexEnd = 0
 		if files := s.idx.Files(); len(files) > 0 {
@@ -109,26 +113,23 @@ func (s *DefaultMessageStore) newRecoveryScan() *recoveryScan {
 	return rs
 }
 
-// file walks one mapped file; it returns the offset after the last valid
-// record and whether the walk ended on a blank record or the file's end
-// (go on with the next file).
-func (rs *recoveryScan) file(mf *mmap.MappedFile) (int64, bool) {
+// dispatchFile walks the records of one mapped file up to validEnd (the
+// validator has checked them) and dispatches them; it returns where it
+// stopped, validEnd unless a record no longer parses.
+func (rs *recoveryScan) dispatchFile(mf *mmap.MappedFile, validEnd int64) int64 {
 	data := mf.Data()
 	from := mf.FileFromOffset()
+	limit := int(validEnd - from)
 	pos := 0
-	for pos < len(data) {
-		at := from + int64(pos)
-		v, st := parseRecord(data[pos:], rs.checkCRC)
-		switch {
-		case st == recordBlank:
-			return at, true
-		case st != recordValid || v.commitLogOffset != at:
-			return at, false
+	for pos < limit {
+		v, st := parseRecord(data[pos:limit], false)
+		if st != recordValid || v.commitLogOffset != from+int64(pos) {
+			break
 		}
 		rs.record(&v)
 		pos += int(v.size)
 	}
-	return from + int64(pos), true
+	return from + int64(pos)
 }
 
 // record dispatches one valid record unless both dispatchers already hold
