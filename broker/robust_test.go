@@ -11,9 +11,12 @@ package broker_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net"
 	"sort"
 	"strconv"
 	"strings"
@@ -553,6 +556,207 @@ func TestBrokerRobustApacheAnswers(t *testing.T) {
 	if err != nil || len(ms) < 3 || string(ms[0].Body) != "m0" || string(ms[1].Body) != "m1" || string(ms[2].Body) != "m2" {
 		t.Fatalf("queue 0 after abuse: %d records, %v", len(ms), err)
 	}
+	if p := rbPanics(logs); len(p) > 0 {
+		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
+	}
+}
+
+// ---- frame-level abuse on raw connections ----
+
+func rbDial(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial: %v", err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+func rbFrame(t testing.TB, req *codec.RemotingCommand) []byte {
+	t.Helper()
+	f, err := codec.AppendFrame(nil, req)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	return f
+}
+
+// rbReadFrame reads one whole frame from conn within d.
+func rbReadFrame(conn net.Conn, d time.Duration) (*codec.RemotingCommand, error) {
+	_ = conn.SetReadDeadline(time.Now().Add(d))
+	var pre [4]byte
+	if _, err := io.ReadFull(conn, pre[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(pre[:])
+	if n > 64<<20 {
+		return nil, fmt.Errorf("frame of %d bytes", n)
+	}
+	buf := make([]byte, 4+int(n))
+	copy(buf, pre[:])
+	if _, err := io.ReadFull(conn, buf[4:]); err != nil {
+		return nil, err
+	}
+	return codec.Decode(buf)
+}
+
+// rbExpectClosed wants the server to close conn (EOF or reset) within d
+// without sending anything.
+func rbExpectClosed(t *testing.T, conn net.Conn, d time.Duration) {
+	t.Helper()
+	_ = conn.SetReadDeadline(time.Now().Add(d))
+	var b [1]byte
+	n, err := conn.Read(b[:])
+	var ne net.Error
+	switch {
+	case n > 0:
+		t.Fatalf("server answered instead of closing (first byte %#x)", b[0])
+	case errors.As(err, &ne) && ne.Timeout():
+		t.Fatalf("connection still open after %v", d)
+	case err == nil:
+		t.Fatal("read returned nothing and no error")
+	}
+}
+
+// rbPing sends an unsupported code on conn and wants its answer.
+func rbPing(t *testing.T, conn net.Conn, opaque int32) {
+	t.Helper()
+	req := codec.NewRequest(9999, nil, nil)
+	req.Opaque = opaque
+	if _, err := conn.Write(rbFrame(t, req)); err != nil {
+		t.Fatalf("ping write: %v", err)
+	}
+	resp, err := rbReadFrame(conn, rbBound)
+	if err != nil || resp.Opaque != opaque || resp.Code != code.RequestCodeNotSupported {
+		t.Fatalf("ping %d: %v %+v", opaque, err, resp)
+	}
+}
+
+// rbBadFrames are byte streams whose first frame cannot be decoded: Java
+// closes the channel (NettyDecoder) and so must we.
+func rbBadFrames(t testing.TB) map[string][]byte {
+	valid := rbFrame(t, codec.NewRequest(9999, map[string]string{"k": "v"}, []byte("body")))
+	be := binary.BigEndian
+	mk := func(total, hdr uint32, rest []byte) []byte {
+		b := be.AppendUint32(nil, total)
+		b = be.AppendUint32(b, hdr)
+		return append(b, rest...)
+	}
+	badType := append([]byte(nil), valid...)
+	badType[4] = 7 // serialize type 7 does not exist
+	return map[string][]byte{
+		"oversize length":          append(be.AppendUint32(nil, 0x7fffffff), bytes.Repeat([]byte{1}, 64)...),
+		"length over max":          append(be.AppendUint32(nil, uint32(codec.DefaultMaxFrameLength)), bytes.Repeat([]byte{1}, 64)...),
+		"zero length":              append(be.AppendUint32(nil, 0), bytes.Repeat([]byte{0}, 8)...),
+		"length shorter than hdr":  mk(2, 0, []byte{0, 0}),
+		"header longer than frame": mk(12, 1000, bytes.Repeat([]byte("{"), 8)),
+		"header length 2^24-1":     mk(12, 0x00FFFFFF, bytes.Repeat([]byte("{"), 8)),
+		"unknown serialize type":   badType,
+		"garbage json header":      mk(4+9, 9, []byte("not json!")),
+		"truncated json header":    mk(4+9, 9, []byte(`{"code":1`)),
+		"short rocketmq header":    mk(4+5, 1<<24|5, []byte{0, 1, 0, 0, 0}),
+		"rocketmq remark overrun":  mk(4+21, 1<<24|21, append([]byte{0, 1, 0, 1, 0x99, 0, 0, 0, 1, 0, 0, 0, 0}, 0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0)),
+	}
+}
+
+// rbFrameAbuse runs every frame-level case against addr.
+func rbFrameAbuse(t *testing.T, addr string) {
+	bystander := rbDial(t, addr)
+	rbPing(t, bystander, 1)
+	for name, b := range rbBadFrames(t) {
+		t.Run(name, func(t *testing.T) {
+			conn := rbDial(t, addr)
+			if _, err := conn.Write(b); err != nil {
+				t.Fatalf("write: %v", err)
+			}
+			rbExpectClosed(t, conn, rbBound)
+			rbPing(t, bystander, 2)
+		})
+	}
+	t.Run("truncated frame then close", func(t *testing.T) {
+		conn := rbDial(t, addr)
+		f := rbFrame(t, codec.NewRequest(code.SendMessage, rbSendExt("RbT", 0), []byte("half")))
+		_, _ = conn.Write(f[:len(f)/2])
+		_ = conn.Close()
+		rbPing(t, bystander, 3)
+	})
+	t.Run("slowloris", func(t *testing.T) {
+		conn := rbDial(t, addr)
+		req := codec.NewRequest(9999, nil, nil)
+		req.Opaque = 77
+		f := rbFrame(t, req)
+		for i := range f {
+			if _, err := conn.Write(f[i : i+1]); err != nil {
+				t.Fatalf("byte %d: %v", i, err)
+			}
+			if i%16 == 0 {
+				rbPing(t, bystander, int32(100+i)) // others served meanwhile
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		resp, err := rbReadFrame(conn, rbBound)
+		if err != nil || resp.Opaque != 77 || resp.Code != code.RequestCodeNotSupported {
+			t.Fatalf("slow frame answer: %v %+v", err, resp)
+		}
+	})
+	t.Run("10k tiny frames in one write", func(t *testing.T) { rbTinyFrames(t, addr, 10_000) })
+	rbPing(t, bystander, 4)
+}
+
+// rbTinyFrames writes n small requests in one write and wants one answer
+// per opaque (not supported, or SYSTEM_BUSY when the pool is full).
+func rbTinyFrames(t *testing.T, addr string, n int) {
+	conn := rbDial(t, addr)
+	var all []byte
+	for i := 1; i <= n; i++ {
+		req := codec.NewRequest(9999, nil, nil)
+		req.Opaque = int32(i)
+		all = append(all, rbFrame(t, req)...)
+	}
+	werr := make(chan error, 1)
+	go func() { _, err := conn.Write(all); werr <- err }()
+	seen := make([]bool, n+1)
+	for range n {
+		resp, err := rbReadFrame(conn, 20*time.Second)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		if resp.Opaque < 1 || int(resp.Opaque) > n || seen[resp.Opaque] {
+			t.Fatalf("unexpected or duplicate opaque %d", resp.Opaque)
+		}
+		seen[resp.Opaque] = true
+		if resp.Code != code.RequestCodeNotSupported && resp.Code != code.SystemBusy {
+			t.Fatalf("opaque %d: code %s", resp.Opaque, code.ResponseName(resp.Code))
+		}
+	}
+	if err := <-werr; err != nil {
+		t.Fatalf("write: %v", err)
+	}
+}
+
+// rbOnewayThenSync sends every code as a oneway request without extFields
+// and then a sync request on the same connection: the first frame back must
+// be the sync answer (oneway requests are never answered, even on error).
+func rbOnewayThenSync(t *testing.T, addr string, codes []int32) {
+	conn := rbDial(t, addr)
+	var all []byte
+	for _, c := range codes {
+		req := codec.NewRequest(c, nil, []byte("{"))
+		req.MarkOneway()
+		all = append(all, rbFrame(t, req)...)
+	}
+	if _, err := conn.Write(all); err != nil {
+		t.Fatal(err)
+	}
+	rbPing(t, conn, 424242)
+}
+
+func TestBrokerRobustFrames(t *testing.T) {
+	lg, logs := rbLogger(t, false)
+	b := rbStartBroker(t, lg)
+	rbFrameAbuse(t, b.Addr().String())
+	t.Run("oneway then sync", func(t *testing.T) { rbOnewayThenSync(t, b.Addr().String(), rbKnownCodes()) })
 	if p := rbPanics(logs); len(p) > 0 {
 		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
 	}
