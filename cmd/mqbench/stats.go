@@ -5,6 +5,7 @@ import (
 	"io"
 	"math/bits"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -107,11 +108,13 @@ func (w *window) snapshot() snapshot {
 	return s
 }
 
+var digits = regexp.MustCompile(`[0-9]+`)
+
 // meter is one side (send or consume) of a run: an interval window reset at
 // every report and a total window.
 type meter struct {
 	errMu       sync.Mutex
-	errs        map[string]int64 // failure text (first 120 bytes) → count
+	errs        map[string]int64 // failure text (digits as N, first 120 bytes) → count
 	name        string
 	interval    window
 	total       window
@@ -136,6 +139,7 @@ func (m *meter) fail(n int64, err error) {
 	if err != nil {
 		msg = err.Error()
 	}
+	msg = digits.ReplaceAllString(msg, "N") // group "period in queue: 285ms" alike
 	if len(msg) > 120 {
 		msg = msg[:120]
 	}
