@@ -75,6 +75,14 @@
 // So an explicit reset on the master still reaches the slave, and offsets
 // committed on the slave survive the master's return.
 //
+// Known limitations: divergence is detected by offsets only. A slave whose
+// bytes differ from the master's below the master's max offset (the master
+// lost an unflushed tail, restarted and wrote past the slave's offset before
+// the slave reconnected) is not detected; Java 4.9 has the same blind spot
+// (5.x fixes it with epochs in controller mode, not implemented). Stale
+// index entries of a truncated tail stay in the index (store behaviour).
+// The slave's HA port is bound too (as in Java) but nothing uses it.
+//
 // Usage:
 //
 //	h, _ := ha.New(st, ha.ConfigFromStore(storeCfg, ""), lg)
