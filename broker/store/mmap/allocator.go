@@ -26,6 +26,7 @@ type allocator struct {
 
 	mu      sync.Mutex
 	pending map[string]*allocation
+	given   string // highest path handed out by get; ahead never prepares it or one below
 	closed  bool
 	wg      sync.WaitGroup // one per in-flight allocation goroutine
 }
@@ -52,6 +53,7 @@ func (a *allocator) get(path, next string) (*MappedFile, error) {
 	a.mu.Lock()
 	cur := a.pending[path]
 	delete(a.pending, path)
+	a.given = max(a.given, path)
 	if cur == nil {
 		cur = a.startLocked(path, false)
 	}
@@ -105,7 +107,7 @@ func (a *allocator) startLocked(path string, prefault bool) *allocation {
 func (a *allocator) ahead(path string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, ok := a.pending[path]; !ok && !a.closed {
+	if _, ok := a.pending[path]; !ok && !a.closed && path > a.given {
 		a.pending[path] = a.startLocked(path, a.prefault)
 	}
 }

@@ -161,9 +161,9 @@ func (q *MappedFileQueue) LastMappedFileOrCreate(startOffset int64) (*MappedFile
 // queue will need: the first file of an empty queue (at the file boundary
 // at or below startOffset), else the one after the last file, so that even
 // the first roll after start-up (or recovery) finds a mapped, pre-faulted
-// file. No-op without Preallocate. Call it while no writer appends (after
-// Load and recovery, before the writer starts): the file it names must not
-// be one a concurrent LastMappedFileOrCreate is handing out.
+// file. No-op without Preallocate, and for a file already handed out (a
+// writer that rolled meanwhile). Meant for start-up, after Load and
+// recovery.
 func (q *MappedFileQueue) PreallocateNext(startOffset int64) {
 	if q.alloc == nil {
 		return
