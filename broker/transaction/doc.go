@@ -1,0 +1,43 @@
+// Package transaction is the broker side of RocketMQ transactional messages
+// (Apache 4.9.8 broker/transaction and broker/transaction/queue):
+// TransactionalMessageBridge (Bridge), TransactionalMessageServiceImpl
+// (Service), DefaultTransactionalMessageCheckListener (CheckListener) and
+// TransactionalMessageCheckService (NewCheckService).
+//
+// Topics and records (all queue 0 unless the half topic gets more read
+// queues):
+//
+//	RMQ_SYS_TRANS_HALF_TOPIC      prepared ("half") messages; REAL_TOPIC/REAL_QID
+//	                              name their destination (written by the send path)
+//	RMQ_SYS_TRANS_OP_HALF_TOPIC   one op record per resolved half message:
+//	                              tags "d", body = the half's queue offset in decimal,
+//	                              properties "WAIT=true<sep>TAGS=d", born/store host =
+//	                              the broker (brokerIP1:listenPort)
+//	TRANS_CHECK_MAX_TIME_TOPIC    half messages checked transactionCheckMax times
+//	CID_RMQ_SYS_TRANS             the consumer group whose offsets (consumerOffset.json)
+//	                              say how far the check service has scanned both topics
+//
+// Check pass (every transactionCheckInterval, on a master only), per half
+// queue: read the op records from the op offset into removeMap (half offset →
+// op offset); walk the half queue from its offset: a half with an op record is
+// done; one checked transactionCheckMax times (TRANSACTION_CHECK_TIMES) or
+// older than fileReservedTime is discarded; one younger than
+// transactionTimeOut (or its CHECK_IMMUNITY_TIME_IN_SECONDS) stops the walk;
+// otherwise it is re-put at the end of the half queue with
+// TRANSACTION_CHECK_TIMES incremented and CHECK_TRANSACTION_STATE goes to a
+// producer of its group, naming the re-put copy. Both offsets then advance
+// past what is settled.
+//
+// Invariants: the check pass runs on one goroutine (the service); records
+// are written with the store's blocking PutMessage; properties strings are
+// rendered in java.util.HashMap order (props.go) so records are byte-equal to
+// Java's.
+//
+// Usage:
+//
+//	br := transaction.NewBridge(transaction.Options{Store: st, Offsets: offs, Topics: topics, ...})
+//	svc := transaction.NewService(br)
+//	l := transaction.NewCheckListener(br, sendCheck)
+//	s := transaction.NewCheckService(svc, l, cfgFn, lg)
+//	s.Start()
+package transaction

@@ -1,0 +1,331 @@
+package transaction
+
+// Service mirrors TransactionalMessageServiceImpl (broker/transaction/queue,
+// 4.9.8): the check pass over the half queues and the half-message lookups
+// of END_TRANSACTION.
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/internal/message"
+)
+
+// Java's limits: one half message per read, a queue's pass stops after 60 s,
+// and after the second missing half message.
+const (
+	pullHalfNums             = 1
+	opPullNums               = 32
+	maxProcessTime           = 60 * time.Second
+	maxRetryCountWhenHalfNil = 1
+)
+
+// Listener is AbstractTransactionalMessageCheckListener: what the check
+// pass does with a half message that needs a check or must be discarded.
+type Listener interface {
+	// ResolveHalfMsg asks the producer (CHECK_TRANSACTION_STATE); m is the
+	// re-put copy and p its properties.
+	ResolveHalfMsg(m *message.MessageExt, p *Props)
+	// ResolveDiscardMsg handles a half message checked too often or too old.
+	ResolveDiscardMsg(m *message.MessageExt, p *Props)
+}
+
+// Service is TransactionalMessageServiceImpl.
+type Service struct {
+	br *Bridge
+	lg *zap.Logger
+}
+
+// NewService returns the service over br.
+func NewService(br *Bridge) *Service { return &Service{br: br, lg: br.lg} }
+
+// Bridge returns the service's bridge.
+func (s *Service) Bridge() *Bridge { return s.br }
+
+// HalfMessageByOffset is getHalfMessageByOffset (commitMessage /
+// rollbackMessage): the record at commitLogOffset, nil when there is none.
+func (s *Service) HalfMessageByOffset(commitLogOffset int64) *message.MessageExt {
+	return s.br.LookMessageByOffset(commitLogOffset)
+}
+
+// DeletePrepareMessage is deletePrepareMessage: write the op record that
+// marks the half message resolved.
+func (s *Service) DeletePrepareMessage(half *message.MessageExt) bool {
+	if s.br.PutOpMessage(half) {
+		return true
+	}
+	s.lg.Error("transaction op message write failed", zap.String("msgId", half.MsgID), zap.Int32("queueId", half.QueueID))
+	return false
+}
+
+// Check is one check pass over every half queue (check): timeout is
+// transactionTimeOut, checkMax transactionCheckMax.
+func (s *Service) Check(ctx context.Context, timeout time.Duration, checkMax int, l Listener) {
+	queues := s.br.fetchMessageQueues(HalfTopic)
+	if len(queues) == 0 {
+		s.lg.Warn("the queue of topic is empty", zap.String("topic", HalfTopic))
+		return
+	}
+	for _, qid := range queues {
+		if ctx.Err() != nil {
+			return
+		}
+		qc := &queueCheck{s: s, ctx: ctx, qid: qid, timeout: timeout.Milliseconds(), checkMax: checkMax, l: l}
+		qc.run()
+	}
+}
+
+// queueCheck is the state of one half queue's pass.
+type queueCheck struct {
+	s        *Service
+	ctx      context.Context
+	qid      int32
+	timeout  int64 // ms
+	checkMax int
+	l        Listener
+
+	start      int64           // ms
+	halfOffset int64           // committed scan position of the half queue
+	opOffset   int64           // committed scan position of the op queue
+	removeMap  map[int64]int64 // half offset → op offset of resolved halves
+	doneOp     []int64         // op offsets fully accounted for
+	opPull     *pullResult     // the latest op read
+}
+
+func (q *queueCheck) run() {
+	br := q.s.br
+	q.start = br.nowMillis()
+	q.halfOffset = br.fetchConsumeOffset(HalfTopic, q.qid)
+	q.opOffset = br.fetchConsumeOffset(OpTopic, q.qid)
+	if q.halfOffset < 0 || q.opOffset < 0 {
+		q.s.lg.Error("illegal offset read, skip this queue", zap.Int32("queueId", q.qid),
+			zap.Int64("halfOffset", q.halfOffset), zap.Int64("opOffset", q.opOffset))
+		return
+	}
+	q.removeMap = map[int64]int64{}
+	if q.opPull = q.fillOpRemoveMap(q.opOffset); q.opPull == nil {
+		q.s.lg.Error("check failed, op pull result is nil", zap.Int32("queueId", q.qid))
+		return
+	}
+	newOffset := q.walk()
+	if newOffset != q.halfOffset {
+		br.updateConsumeOffset(HalfTopic, q.qid, newOffset)
+	}
+	if newOp := calculateOpOffset(q.doneOp, q.opOffset); newOp != q.opOffset {
+		br.updateConsumeOffset(OpTopic, q.qid, newOp)
+	}
+}
+
+// walk scans the half queue and returns the new half offset. It is the
+// loop of TransactionalMessageServiceImpl.check (a documented state
+// machine: each iteration settles offset i or stops).
+func (q *queueCheck) walk() int64 {
+	br := q.s.br
+	nullCount := 1
+	newOffset, i := q.halfOffset, q.halfOffset
+	for q.ctx.Err() == nil {
+		if br.nowMillis()-q.start > maxProcessTime.Milliseconds() {
+			q.s.lg.Info("queue process time reached the limit", zap.Int32("queueId", q.qid))
+			break
+		}
+		if opOff, ok := q.removeMap[i]; ok {
+			delete(q.removeMap, i)
+			q.doneOp = append(q.doneOp, opOff)
+			i++
+			newOffset = i
+			continue
+		}
+		pr := br.getMessage(HalfTopic, q.qid, i, pullHalfNums)
+		if pr == nil || len(pr.msgs) == 0 {
+			if nullCount++; nullCount > maxRetryCountWhenHalfNil+1 || pr == nil || pr.status == pullNoNewMsg {
+				break
+			}
+			i = pr.nextBeginOffset
+			newOffset = i
+			continue
+		}
+		m := pr.msgs[0]
+		p := ParseProps(m.PropertiesString)
+		if q.needDiscard(p) || q.needSkip(m) {
+			q.l.ResolveDiscardMsg(m, p)
+			i++
+			newOffset = i
+			continue
+		}
+		if m.StoreTimestamp >= q.start {
+			break // fresh: check it next time
+		}
+		next, stop := q.decide(m, p)
+		if stop {
+			break
+		}
+		if !next {
+			continue
+		}
+		i++
+		newOffset = i
+	}
+	return newOffset
+}
+
+// decide handles a half message that is neither resolved nor discarded:
+// stop = leave the walk, next = offset settled (move on), neither = look
+// at the same offset again (more op records read, or the re-put failed).
+func (q *queueCheck) decide(m *message.MessageExt, p *Props) (next, stop bool) {
+	age := q.s.br.nowMillis() - m.BornTimestamp
+	immunity := q.timeout
+	if v, ok := p.Get(message.PropertyCheckImmunityTimeInSeconds); ok {
+		immunity = immunityTime(v, q.timeout)
+		if age < immunity && q.checkPrepareQueueOffset(m, p) {
+			return true, false
+		}
+	} else if age >= 0 && age < immunity {
+		return false, true // new arrival: check it later
+	}
+	ops := q.opPull.msgs
+	needCheck := (len(ops) == 0 && age > immunity) ||
+		(len(ops) > 0 && ops[len(ops)-1].BornTimestamp-q.start > q.timeout) ||
+		age <= -1
+	if !needCheck {
+		if q.opPull = q.fillOpRemoveMap(q.opPull.nextBeginOffset); q.opPull == nil {
+			return false, true
+		}
+		return false, false
+	}
+	if !q.putBackHalfMsgQueue(m, p) {
+		return false, false
+	}
+	q.l.ResolveHalfMsg(m, p)
+	return true, false
+}
+
+// needDiscard bumps TRANSACTION_CHECK_TIMES and reports whether the half
+// message was already checked checkMax times.
+func (q *queueCheck) needDiscard(p *Props) bool {
+	checkTime := 1
+	if v, ok := p.Get(message.PropertyTransactionCheckTimes); ok {
+		checkTime = parseInt(v)
+		if checkTime >= q.checkMax {
+			return true
+		}
+		checkTime++
+	}
+	p.Put(message.PropertyTransactionCheckTimes, strconv.Itoa(checkTime))
+	return false
+}
+
+// needSkip reports a half message born longer ago than fileReservedTime.
+func (q *queueCheck) needSkip(m *message.MessageExt) bool {
+	if q.s.br.nowMillis()-m.BornTimestamp > q.s.br.opts.FileReservedTime().Milliseconds() {
+		q.s.lg.Info("half message exceeds the file reserved time, skip it", zap.String("msgId", m.MsgID),
+			zap.Int64("bornTimestamp", m.BornTimestamp))
+		return true
+	}
+	return false
+}
+
+// putBackHalfMsgQueue re-puts the half message at the end of its queue and
+// points m at the copy (queue offset, CommitLog offset, msgId).
+func (q *queueCheck) putBackHalfMsgQueue(m *message.MessageExt, p *Props) bool {
+	res, ok := q.s.br.putMessage(renewHalfMessage(m, p))
+	if !ok {
+		return false
+	}
+	m.QueueOffset = res.Append.LogicsOffset
+	m.CommitLogOffset = res.Append.WroteOffset
+	m.MsgID = res.Append.MsgID
+	return true
+}
+
+// checkPrepareQueueOffset decides an immune half message: true when it is
+// settled (its original was resolved, or it was re-put for later).
+func (q *queueCheck) checkPrepareQueueOffset(m *message.MessageExt, p *Props) bool {
+	v, ok := p.Get(message.PropertyTransactionPreparedQueueOffset)
+	if ok {
+		prepared := parseLong(v)
+		if prepared == -1 {
+			return false
+		}
+		if opOff, found := q.removeMap[prepared]; found {
+			delete(q.removeMap, prepared)
+			q.doneOp = append(q.doneOp, opOff)
+			return true
+		}
+	}
+	_, put := q.s.br.putMessage(renewImmunityHalfMessage(m, p))
+	return put
+}
+
+// fillOpRemoveMap reads up to 32 op records from offset into removeMap (or
+// doneOp for halves below the scan start).
+func (q *queueCheck) fillOpRemoveMap(offset int64) *pullResult {
+	pr := q.s.br.getMessage(OpTopic, q.qid, offset, opPullNums)
+	if pr == nil {
+		return nil
+	}
+	switch pr.status {
+	case pullOffsetIllegal, pullNoMatchedMsg:
+		q.s.lg.Warn("illegal op offset", zap.Int32("queueId", q.qid), zap.Int64("queueOffset", offset))
+		q.s.br.updateConsumeOffset(OpTopic, q.qid, pr.nextBeginOffset)
+		return pr
+	case pullNoNewMsg:
+		return pr
+	}
+	for _, op := range pr.msgs {
+		halfOff := parseLong(string(op.Body))
+		if message.PropertyValue(op.PropertiesString, message.PropertyTags) != RemoveTag {
+			q.s.lg.Error("illegal tag in op message", zap.Int64("queueOffset", op.QueueOffset))
+			continue
+		}
+		if halfOff < q.halfOffset {
+			q.doneOp = append(q.doneOp, op.QueueOffset)
+		} else {
+			q.removeMap[halfOff] = op.QueueOffset
+		}
+	}
+	return pr
+}
+
+// calculateOpOffset advances the op offset over the contiguous run of done
+// op offsets starting at old.
+func calculateOpOffset(done []int64, old int64) int64 {
+	slices.Sort(done)
+	n := old
+	for _, d := range done {
+		if d != n {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// immunityTime is getImmunityTime: seconds → ms, -1 → transactionTimeOut.
+func immunityTime(v string, timeout int64) int64 {
+	t := parseLong(v)
+	if t == -1 {
+		return timeout
+	}
+	return t * 1000
+}
+
+// parseLong and parseInt are Java's getLong/getInt: -1 on a bad value.
+func parseLong(s string) int64 {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return v
+}
+
+func parseInt(s string) int {
+	v, err := strconv.ParseInt(s, 10, 32)
+	if err != nil {
+		return -1
+	}
+	return int(v)
+}
