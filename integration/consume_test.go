@@ -425,11 +425,10 @@ func TestConsumeOffsetsSurviveBrokerRestart(t *testing.T) {
 	r1 := newReceived()
 	c1 := e.startPush(pushOpts{group: group}, r1)
 	r1.waitAll(t, "before", 8, 20*time.Second)
-	// The client commits its offsets (every 5 s and at shutdown).
-	if err := c1.Shutdown(); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, 10*time.Second, func() error {
+	// The client commits its offsets every 5 s (first after 10 s) and at
+	// shutdown; its shutdown can run before the handler's last offset update,
+	// so wait for the periodic commit.
+	testutil.Eventually(t, 25*time.Second, func() error {
 		var sum int64
 		for q := range int32(4) {
 			sum += max(e.b.Offsets().QueryOffset(group, e.topic, q), 0)
@@ -439,6 +438,9 @@ func TestConsumeOffsetsSurviveBrokerRestart(t *testing.T) {
 		}
 		return nil
 	})
+	if err := c1.Shutdown(); err != nil {
+		t.Fatal(err)
+	}
 	root := e.b.StoreConfig().StorePathRootDir
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
