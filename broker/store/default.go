@@ -291,7 +291,7 @@ func (s *DefaultMessageStore) recover() error {
 	var res commitlog.RecoverResult
 	var err error
 	if s.lastExitOK {
-		res, err = s.cl.RecoverNormally()
+		res, err = s.recoverNormally()
 	} else {
 		res, err = s.recoverAbnormally()
 		s.abnormalScanFrom = res.StartOffset

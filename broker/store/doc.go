@@ -31,8 +31,8 @@
 // CommitLog's flush service and the index's background flush of full files.
 //
 // Recovery (Open): abort file present => abnormal. Consume queues recover
-// first (last valid unit), then the CommitLog. Normal: the CommitLog
-// validates from the 3rd-last file. Abnormal (recover.go, Java
+// first (last valid unit), then the CommitLog (recover.go). Normal (Java
+// recoverNormally): validate from the 3rd-last file. Abnormal (Java
 // CommitLog.recoverAbnormally): one pass from the newest file whose first
 // record is not newer than the checkpoint's min timestamp validates every
 // record (CRC when checkCRCOnRecover) and dispatches it, skipping records

@@ -180,7 +180,7 @@ func tagsCode(tags []byte) int64 {
 // withProps also builds the properties map (for the arriving listener).
 func (s *DefaultMessageStore) dispatchRequest(v *recordView, withProps bool) commitlog.DispatchRequest {
 	d := commitlog.DispatchRequest{
-		Topic: s.topicName(v.topic), QueueID: v.queueID, CommitLogOffset: v.commitLogOffset, MsgSize: v.size,
+		Topic: s.topicName(v.topic, v.queueID), QueueID: v.queueID, CommitLogOffset: v.commitLogOffset, MsgSize: v.size,
 		StoreTimestamp: v.storeTimestamp, ConsumeQueueOffset: v.queueOffset, SysFlag: v.sysFlag,
 		PreparedTransactionOffset: v.preparedTxOff, BornTimestamp: v.bornTimestamp, Success: true,
 	}
@@ -217,10 +217,14 @@ func (s *DefaultMessageStore) deliverTimestamp(level int, storeTS int64) int64 {
 
 // topicName returns the topic as a string, shared with the queue table
 // when the topic has queues (no copy per record).
-func (s *DefaultMessageStore) topicName(b []byte) string {
+func (s *DefaultMessageStore) topicName(b []byte, queueID int32) string {
 	s.cqMu.RLock()
 	defer s.cqMu.RUnlock()
-	for _, cq := range s.cqTable[string(b)] {
+	m := s.cqTable[string(b)]
+	if cq := m[queueID]; cq != nil {
+		return cq.Topic()
+	}
+	for _, cq := range m {
 		return cq.Topic()
 	}
 	return string(b)

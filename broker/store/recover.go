@@ -25,12 +25,9 @@ import (
 // CommitLog after the last valid record. StartOffset of the result is where
 // the scan began.
 func (s *DefaultMessageStore) recoverAbnormally() (commitlog.RecoverResult, error) {
-	q := s.cl.MappedFileQueue()
-	files := q.Files()
+	files := s.cl.MappedFileQueue().Files()
 	if len(files) == 0 {
-		q.SetFlushedWhere(0)
-		q.SetCommittedWhere(0)
-		return commitlog.RecoverResult{}, nil
+		return s.cutCommitLog(0, 0)
 	}
 	idx := 0
 	for i := len(files) - 1; i >= 0; i-- {
@@ -57,13 +54,45 @@ func (s *DefaultMessageStore) recoverAbnormally() (commitlog.RecoverResult, erro
 		}
 	}
 	val.finish()
+	s.lg.Info("commit log recovered abnormally", zap.Int64("startOffset", start), zap.Int64("maxOffset", end),
+		zap.Int("dispatched", rs.dispatched), zap.Int("skipped", rs.skipped))
+	return s.cutCommitLog(start, end)
+}
+
+// recoverNormally is Java CommitLog.recoverNormally after a clean shutdown:
+// validate from the third-last file (CRC when checkCRCOnRecover), nothing
+// to dispatch, and cut after the last valid record.
+func (s *DefaultMessageStore) recoverNormally() (commitlog.RecoverResult, error) {
+	files := s.cl.MappedFileQueue().Files()
+	if len(files) == 0 {
+		return s.cutCommitLog(0, 0)
+	}
+	idx := max(0, len(files)-3)
+	start := files[idx].FileFromOffset()
+	end := start
+	for i := idx; i < len(files); i++ {
+		fc := validateFile(files[i], s.cfg.CheckCRCOnRecover)
+		end = fc.end
+		if !fc.cont {
+			break
+		}
+		if i+1 < len(files) {
+			end = files[i+1].FileFromOffset()
+		}
+	}
+	s.lg.Info("commit log recovered", zap.Int64("startOffset", start), zap.Int64("maxOffset", end))
+	return s.cutCommitLog(start, end)
+}
+
+// cutCommitLog makes end the CommitLog's flushed/committed end and removes
+// everything after it (stale tail zeroed, later files deleted).
+func (s *DefaultMessageStore) cutCommitLog(start, end int64) (commitlog.RecoverResult, error) {
+	q := s.cl.MappedFileQueue()
 	q.SetFlushedWhere(end)
 	q.SetCommittedWhere(end)
 	if err := q.TruncateDirtyFiles(end); err != nil {
 		return commitlog.RecoverResult{}, err
 	}
-	s.lg.Info("commit log recovered abnormally", zap.Int64("startOffset", start), zap.Int64("maxOffset", end),
-		zap.Int("dispatched", rs.dispatched), zap.Int("skipped", rs.skipped))
 	return commitlog.RecoverResult{StartOffset: start, MaxOffset: end}, nil
 }
 

@@ -138,11 +138,12 @@ func writeBulk(t *testing.T, s *DefaultMessageStore, total int64) int {
 type openTiming struct {
 	wall, cpu time.Duration
 	minflt    int64 // minor page faults
+	majflt    int64 // major page faults (read from disk)
 	scanFrom  int64 // abnormal recovery: CommitLog offset the scan began at (-1: normal)
 }
 
 func (o openTiming) String() string {
-	s := fmt.Sprintf("%.2f s (cpu %.2f s, %d minor faults)", o.wall.Seconds(), o.cpu.Seconds(), o.minflt)
+	s := fmt.Sprintf("%.2f s (cpu %.2f s, %d minor / %d major faults)", o.wall.Seconds(), o.cpu.Seconds(), o.minflt, o.majflt)
 	if o.scanFrom >= 0 {
 		s += fmt.Sprintf(", scanned from %d MiB", o.scanFrom>>20)
 	}
@@ -175,7 +176,7 @@ func timeOpen(t *testing.T, cfg *MessageStoreConfig, name string) openTiming {
 		t.Fatal(err)
 	}
 	ru1 := rusage()
-	r := openTiming{wall: time.Since(begin), minflt: ru1.Minflt - ru0.Minflt, scanFrom: -1,
+	r := openTiming{wall: time.Since(begin), minflt: ru1.Minflt - ru0.Minflt, majflt: ru1.Majflt - ru0.Majflt, scanFrom: -1,
 		cpu: time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())}
 	if !s.LastExitOK() {
 		r.scanFrom = s.abnormalScanFrom

@@ -242,3 +242,27 @@ func TestStoreRecoveryAbnormalFreshCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreRecoveryNormalCutsBadTail: after a clean shutdown the CommitLog
+// is validated from the third-last file (CRC checked) and cut before a
+// record that no longer checks out; its queue unit goes too.
+func TestStoreRecoveryNormalCutsBadTail(t *testing.T) {
+	cfg := smallConfig(t)
+	// Like Java, a normal recovery does not touch the index, which would
+	// keep pointing at the cut record (the consistency check would object).
+	cfg.MessageIndexEnable = false
+	s := startStore(t, cfg)
+	res := writeQueues(t, s, 200)
+	last := res[len(res)-1]
+	shutdownStore(t, s)
+	tearRecord(t, cfg, last.Append.WroteOffset)
+
+	s2 := startStore(t, cfg)
+	if !s2.LastExitOK() {
+		t.Fatal("clean shutdown not recognised")
+	}
+	if s2.MaxPhyOffset() != last.Append.WroteOffset {
+		t.Fatalf("recovered max %d, want %d", s2.MaxPhyOffset(), last.Append.WroteOffset)
+	}
+	checkAllReadable(t, s2, res[:len(res)-1])
+}
