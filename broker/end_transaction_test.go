@@ -158,17 +158,18 @@ func TestBrokerEndTransactionSlave(t *testing.T) {
 	wantCode(t, cc.call(endTxRequest(txHalf{uniq: "u"}, message.SysFlagTransCommit, false)), code.SlaveNotAvailable)
 }
 
-// checkBroker runs the check service every 100 ms with a 300 ms timeout.
-func checkBroker(t *testing.T, checkMax int) *broker.Broker {
+// checkBroker runs the check service every interval ms with a 300 ms
+// timeout.
+func checkBroker(t *testing.T, interval int64, checkMax int) *broker.Broker {
 	return testutil.StartBroker(t, "", func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) {
-		c.TransactionCheckInterval = 100
+		c.TransactionCheckInterval = interval
 		c.TransactionTimeOut = 300
 		c.TransactionCheckMax = checkMax
 	})
 }
 
 func TestBrokerTransactionCheckBackCommit(t *testing.T) {
-	b := checkBroker(t, 15)
+	b := checkBroker(t, 700, 15) // the producer answers well within a pass
 	cc := newCMClient(t, b.Addr().String(), "producer")
 	wantCode(t, cc.heartbeat("", txGroup), code.Success)
 	h := sendHalf(t, cc, "TopicTxCheck", 3, "UNIQ-K", "check me")
@@ -222,7 +223,7 @@ func TestBrokerTransactionCheckBackCommit(t *testing.T) {
 }
 
 func TestBrokerTransactionCheckMaxDiscards(t *testing.T) {
-	b := checkBroker(t, 1)
+	b := checkBroker(t, 100, 1)
 	cc := newCMClient(t, b.Addr().String(), "producer")
 	wantCode(t, cc.heartbeat("", txGroup), code.Success)
 	sendHalf(t, cc, "TopicTxMax", 0, "UNIQ-M", "never answered")
