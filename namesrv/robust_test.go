@@ -668,3 +668,54 @@ func TestNamesrvRobustFrames(t *testing.T) {
 		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
 	}
 }
+
+// TestNamesrvRobustApacheAnswers asserts Apache 4.9.8's answers
+// (DefaultRequestProcessor, RemotingCommand.decodeCommandCustomHeader) to
+// hostile name-server requests, and that the route table is intact.
+func TestNamesrvRobustApacheAnswers(t *testing.T) {
+	lg, logs := nsLogger(t, true)
+	ns := nsStart(t, lg)
+	addr := ns.Addr().String()
+	data := newNsData(t, addr)
+	reg := nsRegisterReq(t, "broker-x", "127.0.0.1:40911", "XT")
+	cases := []struct {
+		name   string
+		req    *codec.RemotingCommand
+		want   int32
+		remark string
+	}{
+		{"register bad crc", codec.NewRequest(code.RegisterBroker, nsWith(reg.ExtFields, "bodyCrc32", "12345"), reg.Body), code.SystemError, "crc32 not match"},
+		{"register without brokerName", codec.NewRequest(code.RegisterBroker, nsWithout(reg.ExtFields, "brokerName"), reg.Body), code.SystemError, "the custom field <brokerName> is null"},
+		{"register non-numeric brokerId", codec.NewRequest(code.RegisterBroker, nsWith(reg.ExtFields, "brokerId", "x"), reg.Body), code.SystemError, "the custom field <brokerId> has bad value"},
+		{"route unknown topic", codec.NewRequest(code.GetRouteinfoByTopic, map[string]string{"topic": "NoSuchT"}, nil), code.TopicNotExist,
+			"No topic route info in name server for the topic: NoSuchT\nSee http://rocketmq.apache.org/docs/faq/ for further details."},
+		{"route without topic", codec.NewRequest(code.GetRouteinfoByTopic, nil, nil), code.SystemError, "the custom field <topic> is null"},
+		{"kv unknown key", codec.NewRequest(code.GetKvConfig, map[string]string{"namespace": "n0", "key": "k0"}, nil), code.QueryNotFound, "No config item, Namespace: n0 Key: k0"},
+		{"kv list unknown namespace", codec.NewRequest(code.GetKvlistByNamespace, map[string]string{"namespace": "n0"}, nil), code.QueryNotFound, "No config item, Namespace: n0"},
+		{"put kv without key", codec.NewRequest(code.PutKvConfig, map[string]string{"namespace": "n0", "value": "v"}, nil), code.SystemError, "the custom field <key> is null"},
+	}
+	c := nsClient(t)
+	for _, tt := range cases {
+		for _, ser := range []codec.SerializeType{codec.JSON, codec.RocketMQ} {
+			req := *tt.req
+			req.SerializeType = ser
+			resp, err := nsCall(c, addr, &req, nsBound)
+			if err != nil {
+				t.Fatalf("%s/%s: %v", tt.name, ser, err)
+			}
+			if resp.Code != tt.want || !strings.HasPrefix(resp.Remark, tt.remark) {
+				t.Errorf("%s/%s: code %s remark %q, want %s %q", tt.name, ser, code.ResponseName(resp.Code), resp.Remark,
+					code.ResponseName(tt.want), tt.remark)
+			}
+		}
+	}
+	// None of the refused registrations created a route.
+	resp, err := nsCall(c, addr, codec.NewRequest(code.GetRouteinfoByTopic, map[string]string{"topic": "XT"}, nil), nsBound)
+	if err != nil || resp.Code != code.TopicNotExist {
+		t.Fatalf("refused registration left a route: %v %+v", err, resp)
+	}
+	data.verify()
+	if p := nsPanics(logs); len(p) > 0 {
+		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
+	}
+}
