@@ -206,3 +206,20 @@ func BenchmarkHACatchUp(b *testing.B) {
 	}
 	b.StopTimer()
 }
+
+// BenchmarkHAReplicationLatency is one 1 KiB put at a time on an
+// otherwise idle ASYNC_MASTER: the time until the slave holds it.
+func BenchmarkHAReplicationLatency(b *testing.B) {
+	master, slave := benchPair(b, store.AsyncMaster)
+	warmUp(b, master, slave)
+	payload := body(0, 1024)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		master.st.PutMessage(newMsg("TopicBench", 0, payload))
+		master.ha.NotifyAppend()
+		end := master.st.MaxPhyOffset()
+		for slave.st.MaxPhyOffset() < end {
+			time.Sleep(20 * time.Microsecond)
+		}
+	}
+}
