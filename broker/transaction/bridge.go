@@ -174,9 +174,20 @@ func (br *Bridge) getMessage(topic string, queueID int32, offset int64, nums int
 	return pr
 }
 
-// putMessage stores m and reports whether the status was PUT_OK.
+// putMessage stores m and reports whether it was stored.
+//
+// Java sets waitStoreMsgOK=false on every record the bridge writes (after
+// rendering the properties string, which keeps WAIT=true), so its store
+// answers PUT_OK without waiting for a flush or a slave. Our store reads
+// WAIT from the string and may wait; its flush/slave verdicts
+// (FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE) still mean
+// the record was appended, so they count as Java's PUT_OK here.
 func (br *Bridge) putMessage(m *message.MessageExt) (commitlog.PutMessageResult, bool) {
 	res := br.opts.Store.PutMessage(m)
+	switch res.Status {
+	case commitlog.FlushDiskTimeout, commitlog.FlushSlaveTimeout, commitlog.SlaveNotAvailable:
+		res.Status = commitlog.PutOK
+	}
 	if res.Status != commitlog.PutOK {
 		br.lg.Error("put message failed", zap.String("topic", m.Topic), zap.Int32("queueId", m.QueueID),
 			zap.Stringer("status", res.Status))
