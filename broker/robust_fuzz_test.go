@@ -1,9 +1,12 @@
 package broker_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,27 +58,53 @@ func rbFuzzMayHold(req *codec.RemotingCommand) bool {
 	return req.Code == code.PullMessage || req.Code == code.LitePullMessage || rbMayHold(req.Code, req.ExtFields)
 }
 
-// rbFuzzOne sends one fuzzed request and checks the invariants: an
-// answer with an Apache response code (unless oneway or legitimately
-// held), no recovered panic, and the broker still answering a ping.
-func rbFuzzOne(t *testing.T, c *remoting.Client, addr string, logs *observer.ObservedLogs, req *codec.RemotingCommand, oneway bool) {
+// rbFuzzEnv is the broker under fuzz and its clients: held requests go
+// on their own client without waiting (a suspended pull may be held for
+// its fuzzed suspendTimeoutMillis); a bad answer to one is reported by
+// the next exec.
+type rbFuzzEnv struct {
+	c, hold *remoting.Client
+	addr    string
+	logs    *observer.ObservedLogs
+	heldErr atomic.Pointer[error]
+}
+
+func (e *rbFuzzEnv) sendHeld(req *codec.RemotingCommand) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	err := e.hold.InvokeAsync(ctx, e.addr, req, func(resp *codec.RemotingCommand, err error) {
+		defer cancel()
+		if err == nil {
+			err = rbCheck(rbProbe{code: req.Code}, resp)
+		} else if errors.Is(err, remoting.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+			err = nil
+		}
+		if err != nil {
+			err = fmt.Errorf("held code %s: %w", code.RequestName(req.Code), err)
+			e.heldErr.CompareAndSwap(nil, &err)
+		}
+	})
+	if err != nil {
+		cancel()
+	}
+	return err
+}
+
+// one sends one fuzzed request and checks the invariants: an answer with
+// an Apache response code (unless oneway or legitimately held), no
+// recovered panic, and the broker still answering a ping.
+func (e *rbFuzzEnv) one(t *testing.T, req *codec.RemotingCommand, oneway bool) {
 	switch {
 	case oneway:
 		req.MarkOneway()
-		if err := c.InvokeOneway(t.Context(), addr, req); err != nil {
+		if err := e.c.InvokeOneway(t.Context(), e.addr, req); err != nil {
 			t.Fatalf("oneway: %v", err)
 		}
 	case rbFuzzMayHold(req):
-		resp, err := rbCall(c, addr, req, 300*time.Millisecond)
-		if err == nil {
-			if cerr := rbCheck(rbProbe{code: req.Code}, resp); cerr != nil {
-				t.Fatal(cerr)
-			}
-		} else if !errors.Is(err, remoting.ErrTimeout) {
+		if err := e.sendHeld(req); err != nil {
 			t.Fatalf("held request: %v", err)
 		}
 	default:
-		resp, err := rbCall(c, addr, req, 5*time.Second)
+		resp, err := rbCall(e.c, e.addr, req, 5*time.Second)
 		if err != nil {
 			t.Fatalf("code %s: %v", code.RequestName(req.Code), err)
 		}
@@ -83,13 +112,16 @@ func rbFuzzOne(t *testing.T, c *remoting.Client, addr string, logs *observer.Obs
 			t.Fatalf("code %s: %v", code.RequestName(req.Code), cerr)
 		}
 	}
-	resp, err := rbCall(c, addr, codec.NewRequest(9999, nil, nil), 5*time.Second)
+	resp, err := rbCall(e.c, e.addr, codec.NewRequest(9999, nil, nil), 5*time.Second)
 	if err != nil || resp.Code != code.RequestCodeNotSupported {
 		t.Fatalf("server not answering after code %s: %v %+v", code.RequestName(req.Code), err, resp)
 	}
-	for _, e := range logs.TakeAll() {
-		if _, ok := e.ContextMap()["panic"]; ok {
-			t.Fatalf("recovered panic on code %s: %s %v", code.RequestName(req.Code), e.Message, e.ContextMap())
+	if p := e.heldErr.Load(); p != nil {
+		t.Fatal(*p)
+	}
+	for _, en := range e.logs.TakeAll() {
+		if _, ok := en.ContextMap()["panic"]; ok {
+			t.Fatalf("recovered panic on code %s: %s %v", code.RequestName(req.Code), en.Message, en.ContextMap())
 		}
 	}
 }
@@ -99,8 +131,7 @@ func rbFuzzOne(t *testing.T, c *remoting.Client, addr string, logs *observer.Obs
 func FuzzBrokerRequest(f *testing.F) {
 	lg, logs := rbLogger(f, false)
 	b := rbStartBroker(f, lg)
-	addr := b.Addr().String()
-	c := rbClient(f)
+	e := &rbFuzzEnv{c: rbClient(f), hold: rbClient(f), addr: b.Addr().String(), logs: logs}
 	bodies := rbBodies()
 	for _, cd := range rbKnownCodes() {
 		f.Add(int16(cd), rbEncodeExt(rbBaseline(cd)), []byte(nil), uint8(0))
@@ -113,6 +144,6 @@ func FuzzBrokerRequest(f *testing.F) {
 		if flags&rbFuzzRocketMQ != 0 {
 			req.SerializeType = codec.RocketMQ
 		}
-		rbFuzzOne(t, c, addr, logs, req, flags&rbFuzzOneway != 0)
+		e.one(t, req, flags&rbFuzzOneway != 0)
 	})
 }
