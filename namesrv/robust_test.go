@@ -143,6 +143,16 @@ func nsBodies() map[string][]byte {
 		"hugeArray": huge,
 		"fastjson":  []byte(`{0:"a",{"brokerName":"b","queueId":1}:{"x":[1,2,{}]},"offsetTable":{}}`),
 		"nul":       {0},
+		// Well-formed JSON whose members are null or of the wrong type,
+		// shaped like the bodies processors decode.
+		"nullHeartbeat": []byte(`{"clientID":null,"consumerDataSet":[null,{"groupName":null,"consumeFromWhere":"X",` +
+			`"subscriptionDataSet":[null,{"topic":null,"subString":null,"tagsSet":null,"codeSet":[null]}]}],"producerDataSet":[null,{"groupName":null}]}`),
+		"nullMQs": []byte(`{"consumerGroup":null,"clientId":null,"mqSet":[null,{"topic":null,"brokerName":null,"queueId":-1}],` +
+			`"offsetTable":{"x":null},"topicConfigTable":{"t":null,"u":{"topicName":null,"readQueueNums":-5}},` +
+			`"subscriptionGroupTable":{"g":null},"dataVersion":null}`),
+		"nullRegister": []byte(`{"topicConfigSerializeWrapper":{"topicConfigTable":{"t":null,"u":{"topicName":null}},"dataVersion":null},` +
+			`"filterServerList":null}`),
+		"wrongTypes": []byte(`{"clientID":1,"consumerDataSet":{"a":1},"producerDataSet":"x","mqSet":7,"topicConfigTable":[1,2],"offsetTable":"x"}`),
 	}
 }
 
