@@ -786,11 +786,50 @@ func rbOnewayThenSync(t *testing.T, addr string, codes []int32) {
 	rbPing(t, conn, 424242)
 }
 
+// rbCloseInFlight writes sends and pulls (one of them suspended, then woken
+// by a message) and closes the connection before the answers: the broker
+// must drop them quietly and keep serving.
+func rbCloseInFlight(t *testing.T, addr string) {
+	conn := rbDial(t, addr)
+	held := rbPullExt("RbHeld", 0, 0, 32)
+	held["sysFlag"] = "6" // FLAG_SUSPEND | FLAG_SUBSCRIPTION
+	held["suspendTimeoutMillis"] = "1000"
+	c := rbClient(t)
+	if resp, err := rbCall(c, addr, codec.NewRequest(code.SendMessage, rbSendExt("RbHeld", 1), []byte("x")), rbBound); err != nil || resp.Code != code.Success {
+		t.Fatalf("create topic: %v %+v", err, resp)
+	}
+	var all []byte
+	all = append(all, rbFrame(t, codec.NewRequest(code.PullMessage, held, nil))...)
+	for i := range 200 {
+		all = append(all, rbFrame(t, codec.NewRequest(code.SendMessage, rbSendExt("RbHeld", 1), []byte("in-flight-"+strconv.Itoa(i))))...)
+		all = append(all, rbFrame(t, codec.NewRequest(code.PullMessage, rbPullExt("RbHeld", 1, 0, 32), nil))...)
+	}
+	if _, err := conn.Write(all); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.Close()
+	// Wake the held pull after its connection is gone.
+	time.Sleep(100 * time.Millisecond)
+	if resp, err := rbCall(c, addr, codec.NewRequest(code.SendMessage, rbSendExt("RbHeld", 0), []byte("wake")), rbBound); err != nil || resp.Code != code.Success {
+		t.Fatalf("wake send: %v %+v", err, resp)
+	}
+	// The held pull's timeout passes too; the broker still answers.
+	time.Sleep(1200 * time.Millisecond)
+	resp, err := rbCall(c, addr, codec.NewRequest(code.PullMessage, rbPullExt("RbHeld", 0, 0, 32), nil), rbBound)
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("pull after: %v %+v", err, resp)
+	}
+	if ms, err := message.DecodeRecords(resp.Body, true); err != nil || len(ms) != 1 || string(ms[0].Body) != "wake" {
+		t.Fatalf("queue 0 after in-flight close: %d records %v", len(ms), err)
+	}
+}
+
 func TestBrokerRobustFrames(t *testing.T) {
 	lg, logs := rbLogger(t, false)
 	b := rbStartBroker(t, lg)
 	rbFrameAbuse(t, b.Addr().String())
 	t.Run("oneway then sync", func(t *testing.T) { rbOnewayThenSync(t, b.Addr().String(), rbKnownCodes()) })
+	t.Run("close with requests in flight", func(t *testing.T) { rbCloseInFlight(t, b.Addr().String()) })
 	if p := rbPanics(logs); len(p) > 0 {
 		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
 	}
