@@ -17,6 +17,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -830,6 +831,70 @@ func TestBrokerRobustFrames(t *testing.T) {
 	rbFrameAbuse(t, b.Addr().String())
 	t.Run("oneway then sync", func(t *testing.T) { rbOnewayThenSync(t, b.Addr().String(), rbKnownCodes()) })
 	t.Run("close with requests in flight", func(t *testing.T) { rbCloseInFlight(t, b.Addr().String()) })
+	if p := rbPanics(logs); len(p) > 0 {
+		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
+	}
+}
+
+// TestBrokerRobustMidRecordOffsets points the requests that take a raw
+// CommitLog offset (VIEW_MESSAGE_BY_ID, CONSUMER_SEND_MSG_BACK,
+// END_TRANSACTION commit and rollback) at record starts, into the middle
+// of records, past the end and below zero: every answer is an Apache code,
+// real records are found, nothing panics and the queue is unchanged.
+func TestBrokerRobustMidRecordOffsets(t *testing.T) {
+	lg, logs := rbLogger(t, false)
+	b := rbStartBroker(t, lg)
+	addr := b.Addr().String()
+	c := rbClient(t)
+	var starts []int64
+	for i, body := range []string{"short", strings.Repeat("m", 300), "third"} {
+		resp, err := rbCall(c, addr, codec.NewRequest(code.SendMessage, rbSendExt("RbMid", 0), []byte(body)), rbBound)
+		if err != nil || resp.Code != code.Success {
+			t.Fatalf("send %d: %v %+v", i, err, resp)
+		}
+		_, off, err := message.DecodeOffsetMsgID(resp.Ext("msgId"))
+		if err != nil {
+			t.Fatalf("msgId %q: %v", resp.Ext("msgId"), err)
+		}
+		starts = append(starts, off)
+	}
+	offsets := []int64{-1, 1, 3, 4, 7, 8, 13, 17, 100, starts[1] - 1, starts[1] + 1, starts[2] + 5, starts[2] + 200, 1 << 20, 1 << 40}
+	offsets = append(offsets, starts...)
+	for _, off := range offsets {
+		o := strconv.FormatInt(off, 10)
+		reqs := []*codec.RemotingCommand{
+			codec.NewRequest(code.ViewMessageById, map[string]string{"offset": o}, nil),
+			codec.NewRequest(code.ConsumerSendMsgBack, map[string]string{"offset": o, "group": rbDataGroup, "delayLevel": "0"}, nil),
+		}
+		for _, cr := range []string{"8", "12"} {
+			reqs = append(reqs, codec.NewRequest(code.EndTransaction, map[string]string{"producerGroup": "RobustPG",
+				"tranStateTableOffset": "0", "commitLogOffset": o, "commitOrRollback": cr, "msgId": "x", "fromTransactionCheck": "false"}, nil))
+		}
+		for _, req := range reqs {
+			resp, err := rbCall(c, addr, req, rbBound)
+			if err == nil {
+				err = rbCheck(rbProbe{code: req.Code}, resp)
+			}
+			if err != nil {
+				t.Errorf("%s offset %d: %v", code.RequestName(req.Code), off, err)
+				continue
+			}
+			if req.Code == code.ViewMessageById && slices.Contains(starts, off) {
+				m, derr := message.DecodeRecord(resp.Body, true)
+				if resp.Code != code.Success || derr != nil || m.CommitLogOffset != off {
+					t.Errorf("view record at %d: %s %q %v", off, code.ResponseName(resp.Code), resp.Remark, derr)
+				}
+			}
+		}
+	}
+	resp, err := rbCall(c, addr, codec.NewRequest(code.PullMessage, rbPullExt("RbMid", 0, 0, 32), nil), rbBound)
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("pull: %v %+v", err, resp)
+	}
+	ms, err := message.DecodeRecords(resp.Body, true)
+	if err != nil || len(ms) != 3 || string(ms[0].Body) != "short" || string(ms[2].Body) != "third" {
+		t.Fatalf("queue after offset abuse: %d records %v", len(ms), err)
+	}
 	if p := rbPanics(logs); len(p) > 0 {
 		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
 	}
