@@ -160,12 +160,12 @@ func TestBrokerEndTransactionSlave(t *testing.T) {
 	wantCode(t, cc.call(endTxRequest(txHalf{uniq: "u"}, message.SysFlagTransCommit, false)), code.SlaveNotAvailable)
 }
 
-// checkBroker runs the check service every interval ms with a 300 ms
-// timeout.
-func checkBroker(t *testing.T, role store.BrokerRole, interval int64, checkMax int) *broker.Broker {
+// checkBroker runs the check service every interval ms with the given
+// transactionTimeOut (ms).
+func checkBroker(t *testing.T, role store.BrokerRole, interval, timeout int64, checkMax int) *broker.Broker {
 	return testutil.StartBroker(t, "", func(c *broker.BrokerConfig, s *store.MessageStoreConfig) {
 		c.TransactionCheckInterval = interval
-		c.TransactionTimeOut = 300
+		c.TransactionTimeOut = timeout
 		c.TransactionCheckMax = checkMax
 		s.BrokerRole = role
 	})
@@ -182,7 +182,7 @@ func TestBrokerTransactionCheckBackCommit(t *testing.T) {
 }
 
 func testCheckBackCommit(t *testing.T, role store.BrokerRole) {
-	b := checkBroker(t, role, 700, 15) // the producer answers well within a pass
+	b := checkBroker(t, role, 700, 300, 15) // the producer answers well within a pass
 	cc := newCMClient(t, b.Addr().String(), "producer")
 	wantCode(t, cc.heartbeat("", txGroup), code.Success)
 	h := sendHalf(t, cc, "TopicTxCheck", 3, "UNIQ-K", "check me")
@@ -236,7 +236,7 @@ func testCheckBackCommit(t *testing.T, role store.BrokerRole) {
 }
 
 func TestBrokerTransactionCheckMaxDiscards(t *testing.T) {
-	b := checkBroker(t, store.AsyncMaster, 100, 1)
+	b := checkBroker(t, store.AsyncMaster, 100, 300, 1)
 	cc := newCMClient(t, b.Addr().String(), "producer")
 	wantCode(t, cc.heartbeat("", txGroup), code.Success)
 	sendHalf(t, cc, "TopicTxMax", 0, "UNIQ-M", "never answered")
@@ -274,42 +274,104 @@ func goldenRecord(t *testing.T, off int64) *message.MessageExt {
 	return m
 }
 
-// TestBrokerEndTransactionGolden replays the golden store's commit
-// transaction (half at 5079, committed copy at 5757, op at 6421) and
-// compares what this broker stores with what Apache 4.9.8 stored.
-func TestBrokerEndTransactionGolden(t *testing.T) {
-	gHalf, gCommitted, gOp := goldenRecord(t, 5079), goldenRecord(t, 5757), goldenRecord(t, 6421)
-	b := testutil.StartBroker(t, "")
-	cc := newCMClient(t, b.Addr().String(), "producer")
-	props := message.UnmarshalProperties(gHalf.PropertiesString)
+// goldenSendHalf sends the golden half message g again (its client
+// properties, body and real queue) and returns what the producer learns.
+func goldenSendHalf(t *testing.T, cc *cmClient, g *message.MessageExt) (header.EndTransactionRequestHeader, map[string]string) {
+	t.Helper()
+	props := message.UnmarshalProperties(g.PropertiesString)
+	qid, _ := strconv.Atoi(props[message.PropertyRealQueueID])
+	topicName := props[message.PropertyRealTopic]
 	for _, k := range []string{message.PropertyCluster, message.PropertyRealTopic, message.PropertyRealQueueID} {
 		delete(props, k)
 	}
-	sh := sendHeader("StoreTxTopic", 3, props)
+	sh := sendHeader(topicName, int32(qid), props)
 	sh.ProducerGroup, sh.SysFlag = props[message.PropertyProducerGroup], message.SysFlagTransPrepared
-	resp := cc.call(sendRequest(code.SendMessageV2, sh, gHalf.Body))
+	resp := cc.call(sendRequest(code.SendMessageV2, sh, g.Body))
 	wantCode(t, resp, code.Success)
 	var rh header.SendMessageResponseHeader
 	_ = rh.FromExtFields(resp.ExtFields)
 	_, off, _ := message.DecodeOffsetMsgID(rh.MsgID)
-	eh := header.EndTransactionRequestHeader{ProducerGroup: sh.ProducerGroup, TranStateTableOffset: rh.QueueOffset,
-		CommitLogOffset: off, CommitOrRollback: message.SysFlagTransCommit, MsgID: props[message.PropertyUniqClientMessageIDKeyidx]}
+	return header.EndTransactionRequestHeader{ProducerGroup: sh.ProducerGroup, TranStateTableOffset: rh.QueueOffset,
+		CommitLogOffset: off, MsgID: props[message.PropertyUniqClientMessageIDKeyidx]}, props
+}
+
+// sameRecord compares what a client or the store's readers see of two
+// records (everything but times, hosts and offsets in the CommitLog).
+func sameRecord(t *testing.T, name string, got, want *message.MessageExt) {
+	t.Helper()
+	if got.Topic != want.Topic || got.QueueID != want.QueueID || got.QueueOffset != want.QueueOffset ||
+		got.SysFlag != want.SysFlag || got.PropertiesString != want.PropertiesString ||
+		string(got.Body) != string(want.Body) || got.Flag != want.Flag || got.ReconsumeTimes != want.ReconsumeTimes {
+		t.Errorf("%s record differs from Java's:\n got %s q%d@%d sys %d props %q body %q\nwant %s q%d@%d sys %d props %q body %q",
+			name, got.Topic, got.QueueID, got.QueueOffset, got.SysFlag, got.PropertiesString, got.Body,
+			want.Topic, want.QueueID, want.QueueOffset, want.SysFlag, want.PropertiesString, want.Body)
+	}
+}
+
+// TestBrokerEndTransactionGolden replays the golden store's three
+// transactions in order (StoreWriter: local commit, local rollback, local
+// unknown that the broker's check turned into a commit) and compares every
+// transaction record this broker stores with what Apache 4.9.8 stored:
+// halves at 5079/5416/6082, committed 5757, ops 6421/6556, the check
+// service's re-put 7370, the checked commit 7735 and its op 8088.
+func TestBrokerEndTransactionGolden(t *testing.T) {
+	g := map[int64]*message.MessageExt{}
+	for _, off := range []int64{5079, 5416, 5757, 6082, 6421, 6556, 7370, 7735, 8088} {
+		g[off] = goldenRecord(t, off)
+	}
+	// A 2 s timeout: the locally resolved halves must never look overdue,
+	// even on a loaded machine.
+	b := checkBroker(t, store.AsyncMaster, 300, 2000, 15)
+	cc := newCMClient(t, b.Addr().String(), "producer")
+	wantCode(t, cc.heartbeat("", "StoreTxProducerGroup"), code.Success)
+
+	for _, c := range []struct {
+		half int64
+		typ  int32
+	}{{5079, message.SysFlagTransCommit}, {5416, message.SysFlagTransRollback}, {6082, message.SysFlagTransactionNot}} {
+		eh, _ := goldenSendHalf(t, cc, g[c.half])
+		eh.CommitOrRollback = c.typ
+		if c.typ == message.SysFlagTransactionNot {
+			if err := cc.c.InvokeOneway(context.Background(), cc.addr, codec.NewRequest(code.EndTransaction, eh.ToExtFields(), nil)); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		wantCode(t, cc.call(codec.NewRequest(code.EndTransaction, eh.ToExtFields(), nil)), code.Success)
+	}
+	var check *codec.RemotingCommand
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if got := cc.received(code.CheckTransactionState); len(got) > 0 {
+			check = got[0]
+			return nil
+		}
+		return statusErr("no CHECK_TRANSACTION_STATE yet")
+	})
+	var ch header.CheckTransactionStateRequestHeader
+	_ = ch.FromExtFields(check.ExtFields)
+	eh := header.EndTransactionRequestHeader{ProducerGroup: "StoreTxProducerGroup", TranStateTableOffset: ch.TranStateTableOffset,
+		CommitLogOffset: ch.CommitLogOffset, CommitOrRollback: message.SysFlagTransCommit, FromTransactionCheck: true, MsgID: ch.MsgID}
 	wantCode(t, cc.call(codec.NewRequest(code.EndTransaction, eh.ToExtFields(), nil)), code.Success)
 
-	half, committed, op := readBack(t, b, txHalfTopic, 0, 0), readBack(t, b, "StoreTxTopic", 3, 0), readBack(t, b, txOpTopic, 0, 0)
-	for _, c := range []struct {
-		name      string
-		got, want *message.MessageExt
-	}{{"half", half, gHalf}, {"committed", committed, gCommitted}, {"op", op, gOp}} {
-		if c.got.Topic != c.want.Topic || c.got.QueueID != c.want.QueueID || c.got.QueueOffset != c.want.QueueOffset ||
-			c.got.SysFlag != c.want.SysFlag || c.got.PropertiesString != c.want.PropertiesString ||
-			string(c.got.Body) != string(c.want.Body) || c.got.Flag != c.want.Flag {
-			t.Errorf("%s record differs from Java's:\n got %s q%d@%d sys %d props %q body %q\nwant %s q%d@%d sys %d props %q body %q",
-				c.name, c.got.Topic, c.got.QueueID, c.got.QueueOffset, c.got.SysFlag, c.got.PropertiesString, c.got.Body,
-				c.want.Topic, c.want.QueueID, c.want.QueueOffset, c.want.SysFlag, c.want.PropertiesString, c.want.Body)
-		}
+	halves := []*message.MessageExt{readBack(t, b, txHalfTopic, 0, 0), readBack(t, b, txHalfTopic, 0, 1),
+		readBack(t, b, txHalfTopic, 0, 2), readBack(t, b, txHalfTopic, 0, 3)}
+	sameRecord(t, "commit half", halves[0], g[5079])
+	sameRecord(t, "rollback half", halves[1], g[5416])
+	sameRecord(t, "unknown half", halves[2], g[6082])
+	sameRecord(t, "re-put half", halves[3], g[7370])
+	sameRecord(t, "committed", readBack(t, b, "StoreTxTopic", 3, 0), g[5757])
+	sameRecord(t, "checked commit", readBack(t, b, "StoreTxTopic", 1, 0), g[7735])
+	for i, off := range []int64{6421, 6556, 8088} {
+		sameRecord(t, "op "+strconv.Itoa(i), readBack(t, b, txOpTopic, 0, int64(i)), g[off])
 	}
-	if committed.PreparedTransactionOffset != half.CommitLogOffset || gCommitted.PreparedTransactionOffset != gHalf.CommitLogOffset {
-		t.Errorf("prepared offset %d, want the half's %d", committed.PreparedTransactionOffset, half.CommitLogOffset)
+	if committed := readBack(t, b, "StoreTxTopic", 1, 0); committed.PreparedTransactionOffset != halves[3].CommitLogOffset ||
+		g[7735].PreparedTransactionOffset != g[7370].CommitLogOffset {
+		t.Errorf("checked commit prepared offset %d, want the re-put half's %d", committed.PreparedTransactionOffset, halves[3].CommitLogOffset)
+	}
+	if ch.TranStateTableOffset != 3 || ch.CommitLogOffset != halves[3].CommitLogOffset || ch.MsgID != g[6082].Properties[message.PropertyUniqClientMessageIDKeyidx] {
+		t.Errorf("check header %+v", ch)
+	}
+	if b.Store().MaxOffsetInQueue("StoreTxTopic", 0) != 0 {
+		t.Error("rolled back message delivered")
 	}
 }
