@@ -899,3 +899,67 @@ func TestBrokerRobustMidRecordOffsets(t *testing.T) {
 		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
 	}
 }
+
+// TestBrokerRobustBatchBodies sends SEND_BATCH_MESSAGE with every prefix of
+// a valid batch body that cuts an item and with corrupted length fields: each is refused
+// with SYSTEM_ERROR or MESSAGE_ILLEGAL and stores nothing (no half
+// batch); the intact batch is then stored whole.
+func TestBrokerRobustBatchBodies(t *testing.T) {
+	lg, logs := rbLogger(t, false)
+	b := rbStartBroker(t, lg)
+	addr := b.Addr().String()
+	c := rbClient(t)
+	items := []message.BatchItem{
+		{Body: []byte("one"), PropertiesString: message.MarshalProperties(map[string]string{"UNIQ_KEY": "K1"})},
+		{Flag: 3, Body: []byte("two")},
+		{Body: []byte("three"), PropertiesString: message.MarshalProperties(map[string]string{"KEYS": "k"})},
+	}
+	full := message.EncodeBatch(nil, items)
+	h1 := &header.SendMessageRequestHeader{ProducerGroup: "RobustPG", Topic: "RbBatch", DefaultTopic: "TBW102",
+		DefaultTopicQueueNums: 4, BornTimestamp: 1700000000000, Batch: true}
+	ext := header.CreateSendMessageRequestHeaderV2(h1).ToExtFields()
+	send := func(body []byte) *codec.RemotingCommand {
+		resp, err := rbCall(c, addr, codec.NewRequest(code.SendBatchMessage, ext, body), rbBound)
+		if err != nil {
+			t.Fatalf("batch send: %v", err)
+		}
+		return resp
+	}
+	boundary := map[int]bool{}
+	for i := range items {
+		boundary[len(message.EncodeBatch(nil, items[:i+1]))] = true // a shorter but whole batch
+	}
+	var bad [][]byte
+	for cut := 1; cut < len(full); cut++ {
+		if !boundary[cut] {
+			bad = append(bad, full[:cut])
+		}
+	}
+	for _, v := range []uint32{0, 1, 0x7fffffff, 0xffffffff} {
+		for _, at := range []int{0, 16} { // totalSize, bodyLen of the first item
+			x := append([]byte(nil), full...)
+			binary.BigEndian.PutUint32(x[at:], v)
+			bad = append(bad, x)
+		}
+	}
+	for i, body := range bad {
+		resp := send(body)
+		if (resp.Code != code.SystemError && resp.Code != code.MessageIllegal) || resp.Remark == "" {
+			t.Errorf("bad batch %d (%d bytes): code %s remark %q", i, len(body), code.ResponseName(resp.Code), resp.Remark)
+		}
+	}
+	if resp := send(full); resp.Code != code.Success || resp.Ext("queueOffset") != "0" {
+		t.Fatalf("intact batch after the bad ones: %s %q %v", code.ResponseName(resp.Code), resp.Remark, resp.ExtFields)
+	}
+	resp, err := rbCall(c, addr, codec.NewRequest(code.PullMessage, rbPullExt("RbBatch", 0, 0, 32), nil), rbBound)
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("pull: %v %+v", err, resp)
+	}
+	ms, err := message.DecodeRecords(resp.Body, true)
+	if err != nil || len(ms) != 3 || string(ms[0].Body) != "one" || string(ms[2].Body) != "three" {
+		t.Fatalf("queue after bad batches: %d records %v", len(ms), err)
+	}
+	if p := rbPanics(logs); len(p) > 0 {
+		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
+	}
+}
