@@ -23,10 +23,11 @@ import (
 
 // env is a started store with the managers the service uses.
 type env struct {
-	st   *store.DefaultMessageStore
-	offs *offset.Manager
-	svc  *transaction.Service
-	l    *recorder
+	st     *store.DefaultMessageStore
+	offs   *offset.Manager
+	topics *topic.Manager
+	svc    *transaction.Service
+	l      *recorder
 }
 
 // recorder is a Listener that remembers what the check pass decided.
@@ -77,7 +78,7 @@ func newEnv(t *testing.T) *env {
 	topics := topic.New(topic.Options{BrokerClusterName: "c", BrokerName: "b", DefaultTopicQueueNums: 4}, filepath.Join(dir, "config", "topics.json"), lg)
 	br := transaction.NewBridge(transaction.Options{Store: st, Offsets: offs, Topics: topics,
 		StoreHost: func() netip.AddrPort { return brokerHost }, Logger: lg})
-	return &env{st: st, offs: offs, svc: transaction.NewService(br), l: &recorder{}}
+	return &env{st: st, offs: offs, topics: topics, svc: transaction.NewService(br), l: &recorder{}}
 }
 
 // putHalf stores a half message as the send path does.
@@ -317,5 +318,23 @@ func TestTransactionPropsGolden(t *testing.T) {
 	op.Put(message.PropertyTags, "d")
 	if got, want := op.String(), goldenProps(t, 6421); got != want {
 		t.Fatalf("op properties %q, want %q", got, want)
+	}
+}
+
+// TestTransactionCheckIdleStore: a pass on a broker that never saw a
+// transaction creates the half topic (1 queue, read/write, as Java's
+// selectTopicConfig does) and commits no scan offset.
+func TestTransactionCheckIdleStore(t *testing.T) {
+	e := newEnv(t)
+	e.svc.Check(context.Background(), 0, 15, e.l)
+	tc := e.topics.SelectTopicConfig(transaction.HalfTopic)
+	if tc == nil || tc.ReadQueueNums != 1 || tc.WriteQueueNums != 1 || tc.Perm != 6 {
+		t.Fatalf("half topic config %+v", tc)
+	}
+	if h, o := e.scanOffsets(); h != -1 || o != -1 {
+		t.Fatalf("idle pass committed offsets %d %d", h, o)
+	}
+	if n, d := e.l.counts(); n != 0 || d != 0 {
+		t.Fatalf("idle pass: %d checks %d discards", n, d)
 	}
 }
