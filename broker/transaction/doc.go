@@ -28,16 +28,25 @@
 // producer of its group, naming the re-put copy. Both offsets then advance
 // past what is settled.
 //
-// Invariants: the check pass runs on one goroutine (the service); records
-// are written with the store's blocking PutMessage; properties strings are
-// rendered in java.util.HashMap order (props.go) so records are byte-equal to
-// Java's.
+// Invariants: the check pass runs on one goroutine (the service) and
+// honours its context between half messages; records are written with the
+// store's blocking PutMessage; properties strings are rendered in
+// java.util.HashMap order (props.go) so records are byte-equal to Java's
+// (tested against the golden store).
+//
+// Known difference: Java writes the bridge's records (op, re-put, immunity
+// copy, discard) with waitStoreMsgOK=false set after their properties string
+// was rendered (the string keeps WAIT=true). The store here reads WAIT from
+// the string, so under SYNC_FLUSH / SYNC_MASTER these puts wait for the
+// flush / slave; a flush or slave verdict still counts as stored (bridge.go
+// putMessage), so only latency differs.
 //
 // Usage:
 //
-//	br := transaction.NewBridge(transaction.Options{Store: st, Offsets: offs, Topics: topics, ...})
+//	br := transaction.NewBridge(transaction.Options{Store: st, Offsets: offs, Topics: topics, StoreHost: host})
 //	svc := transaction.NewService(br)
 //	l := transaction.NewCheckListener(br, sendCheck)
-//	s := transaction.NewCheckService(svc, l, cfgFn, lg)
+//	s := transaction.NewCheckService(svc, l, time.Minute, cfgFn, lg)
 //	s.Start()
+//	defer s.Stop(ctx)
 package transaction
