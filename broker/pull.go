@@ -241,6 +241,16 @@ func (p *pullProcessor) answer(ctx *remoting.Context, req *codec.RemotingCommand
 		MinOffset:            r.MinOffset,
 		MaxOffset:            r.MaxOffset,
 	}
+	if p.redirectToMaster() {
+		// Hand the client back to its master without moving its offset:
+		// a NO_MATCHED answer's nextBeginOffset becomes the client's next
+		// offset, so pointing past the found messages would skip them.
+		rh.SuggestWhichBrokerID = masterID
+		rh.NextBeginOffset = h.QueueOffset
+		resp := codec.NewResponse(code.PullRetryImmediately, r.Status.String())
+		resp.ExtFields = rh.ToExtFields()
+		return resp
+	}
 	c := pullCode(r.Status, h.QueueOffset)
 	switch c {
 	case code.Success:
@@ -267,6 +277,20 @@ func (p *pullProcessor) answer(ctx *remoting.Context, req *codec.RemotingCommand
 	resp := codec.NewResponse(c, r.Status.String())
 	resp.ExtFields = rh.ToExtFields()
 	return resp
+}
+
+// redirectToMaster reports whether a slave must send this pull back to its
+// master: slaveReadEnable is off and the master is alive (the slave's HA
+// connection is up). 4.9.8 means to answer PULL_RETRY_IMMEDIATELY here, but
+// its status switch overwrites the code, so Java slaves serve the pull
+// anyway; we redirect as intended while the master lives, and serve (as
+// Java effectively does) once it is gone, so consumers can fail over.
+func (p *pullProcessor) redirectToMaster() bool {
+	if !p.b.IsSlave() || p.b.Config().SlaveReadEnable {
+		return false
+	}
+	ha, ok := p.b.HA.(interface{ MasterConnected() bool })
+	return ok && ha.MasterConnected()
 }
 
 // suggestBrokerID is the suggestWhichBrokerId decision of 4.9.8 (store.md

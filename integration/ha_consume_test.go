@@ -138,7 +138,7 @@ func (p *pullCounter) backward(s, c net.Conn) {
 					break
 				}
 				if cmd, derr := codec.Decode(pending[:fl]); derr == nil && cmd.IsResponse() {
-					if _, ok := p.opaques.LoadAndDelete(cmd.Opaque); ok && cmd.Code == code.Success {
+					if _, ok := p.opaques.LoadAndDelete(cmd.Opaque); ok && (cmd.Code == code.Success || cmd.Code == code.PullRetryImmediately) {
 						id, _ := strconv.ParseInt(cmd.Ext("suggestWhichBrokerId"), 10, 64)
 						v, _ := p.suggest.LoadOrStore(id, new(atomic.Int64))
 						v.(*atomic.Int64).Add(1)
