@@ -736,7 +736,61 @@ func rbFrameAbuse(t *testing.T, addr string) {
 		}
 	})
 	t.Run("10k tiny frames in one write", func(t *testing.T) { rbTinyFrames(t, addr, 10_000) })
+	t.Run("bad and good connections at once", func(t *testing.T) { rbConcurrentConns(t, addr, 40) })
 	rbPing(t, bystander, 4)
+}
+
+// rbConcurrentConns opens n connections sending undecodable frames and n
+// sending valid requests, all at once: every bad one is closed, every good
+// one answered.
+func rbConcurrentConns(t *testing.T, addr string, n int) {
+	bad := make([][]byte, 0, n)
+	for _, b := range rbBadFrames(t) {
+		bad = append(bad, b)
+	}
+	var wg sync.WaitGroup
+	errc := make(chan error, 2*n)
+	for i := range n {
+		wg.Go(func() {
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				errc <- err
+				return
+			}
+			defer conn.Close()
+			if _, err := conn.Write(bad[i%len(bad)]); err != nil {
+				return // already closed by the server: fine
+			}
+			_ = conn.SetReadDeadline(time.Now().Add(rbBound))
+			if k, err := conn.Read(make([]byte, 1)); k > 0 || isTimeout(err) {
+				errc <- fmt.Errorf("bad connection %d not closed (read %d, %v)", i, k, err)
+			}
+		})
+		wg.Go(func() {
+			conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+			if err != nil {
+				errc <- err
+				return
+			}
+			defer conn.Close()
+			req := codec.NewRequest(9999, nil, nil)
+			req.Opaque = int32(i + 1)
+			f, _ := codec.AppendFrame(nil, req)
+			if _, err := conn.Write(f); err != nil {
+				errc <- err
+				return
+			}
+			resp, err := rbReadFrame(conn, rbBound)
+			if err != nil || resp.Opaque != int32(i+1) || resp.Code != code.RequestCodeNotSupported {
+				errc <- fmt.Errorf("good connection %d: %v %+v", i, err, resp)
+			}
+		})
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
 }
 
 // rbTinyFrames writes n small requests in one write and wants one answer
@@ -962,4 +1016,9 @@ func TestBrokerRobustBatchBodies(t *testing.T) {
 	if p := rbPanics(logs); len(p) > 0 {
 		t.Fatalf("%d recovered panics, first: %s", len(p), p[0])
 	}
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
