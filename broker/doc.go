@@ -9,8 +9,15 @@
 //	          └─ fastServer (port-2) ───┘   (no PULL_MESSAGE / LITE_PULL_MESSAGE there)
 //	                 │
 //	   send.go (SendMessageProcessor) ── topic.Manager ── store.MessageStore ── broker/ha (HA hook)
-//	   pull/query/offset/admin/client processor files (other engineers), each adding
-//	   itself to processorFamilies from init()
+//	   each processor file adds itself to processorFamilies from init():
+//	     send.go, sendback.go, reply.go           SendMessageProcessor, ReplyMessageProcessor
+//	     pull.go (+ broker/longpoll)              PullMessageProcessor, PullRequestHoldService
+//	     consumer_manage.go, offset_query.go      ConsumerManageProcessor, offset lookups
+//	     query.go                                 QueryMessageProcessor
+//	     client_manage.go, lock.go, broker2client.go  ClientManageProcessor, locks, Broker2Client
+//	     admin*.go                                AdminBrokerProcessor
+//	     end_transaction.go (+ broker/transaction) EndTransactionProcessor, check-back service
+//	     ha_wiring.go, slave_sync.go (+ broker/ha) HAService, SlaveSynchronize
 //	                 │
 //	   register.go ── outapi.API ── every name server (REGISTER_BROKER every 30 s,
 //	                                on topic changes, UNREGISTER_BROKER on shutdown)
