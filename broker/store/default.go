@@ -181,10 +181,7 @@ func (s *DefaultMessageStore) commitLogConfig() (commitlog.Config, error) {
 	cc.FlushLeastPages = c.FlushCommitLogLeastPages
 	cc.FlushThoroughInterval = time.Duration(c.FlushCommitLogThoroughInterval) * time.Millisecond
 	cc.SyncFlushTimeout = time.Duration(c.SyncFlushTimeout) * time.Millisecond
-	cc.CheckCRCOnRecover = c.CheckCRCOnRecover
 	cc.WarmMappedFile = c.WarmMapedFileEnable
-	cc.MessageIndexEnable = c.MessageIndexEnable
-	cc.MessageIndexSafe = c.MessageIndexSafe
 	table, maxLevel, err := commitlog.ParseDelayLevels(c.MessageDelayLevel)
 	if err != nil {
 		return cc, err
@@ -274,44 +271,6 @@ func (s *DefaultMessageStore) putConsumeQueue(cq *consumequeue.ConsumeQueue) {
 		s.cqTable[cq.Topic()] = m
 	}
 	m[cq.QueueID()] = cq
-}
-
-// recover is DefaultMessageStore.recover: consume queues first, then the
-// CommitLog (normal, or abnormal: validated and re-dispatched in one pass,
-// see recover.go), then the queue offset table. Consume-queue units beyond
-// the recovered end are truncated after the re-dispatch, as in Java.
-func (s *DefaultMessageStore) recover() error {
-	maxPhyOfCQ := int64(-1)
-	for _, cq := range s.allQueues() {
-		if err := cq.Recover(); err != nil {
-			return err
-		}
-		maxPhyOfCQ = max(maxPhyOfCQ, cq.MaxPhysicOffset())
-	}
-	var res commitlog.RecoverResult
-	var err error
-	if s.lastExitOK {
-		res, err = s.recoverNormally()
-	} else {
-		res, err = s.recoverAbnormally()
-		s.abnormalScanFrom = res.StartOffset
-	}
-	if err != nil {
-		return err
-	}
-	if len(s.cl.MappedFileQueue().Files()) == 0 && maxPhyOfCQ >= 0 {
-		s.lg.Warn("the commitlog files are deleted, and delete the consume queue files")
-		s.destroyLogics()
-	} else if maxPhyOfCQ >= res.MaxOffset {
-		s.lg.Warn("truncate dirty logic files", zap.Int64("maxPhyOffsetOfConsumeQueue", maxPhyOfCQ),
-			zap.Int64("commitLogMaxOffset", res.MaxOffset))
-		if err := s.truncateDirtyLogicFiles(res.MaxOffset); err != nil {
-			return err
-		}
-	}
-	s.recoverTopicQueueTable()
-	s.lg.Info("load over", zap.Int64("maxPhyOffset", s.cl.MaxOffset()))
-	return nil
 }
 
 func (s *DefaultMessageStore) truncateDirtyLogicFiles(phyOffset int64) error {

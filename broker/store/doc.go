@@ -30,20 +30,27 @@
 // cleanFilesService (cleanResourceInterval after a 60 s delay); plus the
 // CommitLog's flush service and the index's background flush of full files.
 //
-// Recovery (Open): abort file present => abnormal. Consume queues recover
-// first (last valid unit), then the CommitLog (recover.go). Normal (Java
-// recoverNormally): validate from the 3rd-last file. Abnormal (Java
-// CommitLog.recoverAbnormally): one pass from the newest file whose first
-// record is not newer than the checkpoint's min timestamp validates every
-// record (CRC when checkCRCOnRecover) and dispatches it, skipping records
-// its queue and the index already hold; a validator goroutine faults in and
-// checks each file up to two files ahead of the dispatching goroutine, so
-// the two halves of the pass share two cores. Index files newer than the
-// checkpoint's index timestamp are discarded before. Queue units beyond the
-// recovered CommitLog end are then truncated. Start dispatches from
-// max(consume queues' max physical offset, CommitLog min offset) until the
-// dispatcher has caught up, and rebuilds the CommitLog's topic queue table
-// from the queues.
+// Recovery (Open, recover.go; the only CommitLog recovery in the tree:
+// package commitlog just takes the end found, SetRecoveredEnd): abort file
+// present => abnormal. Consume queues recover first (last valid unit),
+// then the CommitLog is walked record by record with parseRecord
+// (record.go), which checks magic, sizes, the physical offset field
+// against the record's position (stricter than Java: stale records left
+// behind a truncation are refused) and, with checkCRCOnRecover, the body
+// CRC; a file leads on into the next only when it ends with a blank record
+// or at its last byte. Normal (Java recoverNormally): validate from the
+// 3rd-last file. Abnormal (Java CommitLog.recoverAbnormally): one pass from
+// the newest file whose first record is not newer than the checkpoint's
+// min timestamp validates every record and dispatches it, skipping records
+// its queue and the index already hold; a validator goroutine
+// (validator.go) faults in and checks each file up to two files ahead of
+// the dispatching goroutine, so the two halves of the pass share two
+// cores. Index files newer than the checkpoint's index timestamp are
+// discarded before. The CommitLog is cut after the last valid record
+// (stale tail zeroed, later files deleted) and queue units beyond it are
+// truncated. Start dispatches from max(consume queues' max physical
+// offset, CommitLog min offset) until the dispatcher has caught up, and
+// rebuilds the CommitLog's topic queue table from the queues.
 //
 // Invariants:
 //   - Only the reput goroutine (or Open/Start before it runs) writes consume

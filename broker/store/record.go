@@ -1,6 +1,7 @@
 package store
 
-// In-place record parsing for the dispatcher and abnormal recovery: the
+// In-place record parsing for the dispatcher and recovery (the only record
+// checker of the store; the validator and the re-dispatch both use it): the
 // checks of Java CommitLog.checkMessageAndReturnSize without decoding the
 // record into a message (no properties map, no copies unless a field is
 // needed as a string).
@@ -15,8 +16,8 @@ import (
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
-// recordStatus classifies the bytes at a record position, with the same
-// outcomes as commitlog.CheckRecord.
+// recordStatus classifies the bytes at a record position, with the
+// outcomes of Java checkMessageAndReturnSize.
 type recordStatus int8
 
 const (
@@ -182,7 +183,7 @@ func (s *DefaultMessageStore) dispatchRequest(v *recordView, withProps bool) com
 	d := commitlog.DispatchRequest{
 		Topic: s.topicName(v.topic, v.queueID), QueueID: v.queueID, CommitLogOffset: v.commitLogOffset, MsgSize: v.size,
 		StoreTimestamp: v.storeTimestamp, ConsumeQueueOffset: v.queueOffset, SysFlag: v.sysFlag,
-		PreparedTransactionOffset: v.preparedTxOff, BornTimestamp: v.bornTimestamp, Success: true,
+		PreparedTransactionOffset: v.preparedTxOff, BornTimestamp: v.bornTimestamp,
 	}
 	if k := propValue(v.props, message.PropertyKeys); k != nil {
 		d.Keys = string(k)

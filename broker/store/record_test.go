@@ -3,10 +3,12 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
@@ -19,22 +21,59 @@ func parseStore() *DefaultMessageStore {
 	return &DefaultMessageStore{cqTable: nil, delayLevels: table, maxDelayLevel: maxLevel}
 }
 
-// compareWithCheckRecord asserts that parseRecord (+ dispatchRequest)
-// classifies b and extracts the same dispatch fields as the reference
-// decoder commitlog.CheckRecord.
-func compareWithCheckRecord(t *testing.T, s *DefaultMessageStore, b []byte, checkCRC bool) {
-	t.Helper()
-	want := commitlog.CheckRecord(b, checkCRC, s.delayLevels, s.maxDelayLevel)
-	v, st := parseRecord(b, checkCRC)
+// refCheck is the reference parser the in-place one is compared with:
+// Java checkMessageAndReturnSize written over message.DecodeRecord, which
+// decodes the whole record into a message. size is the record size for
+// recordValid and recordMismatch.
+func refCheck(b []byte, checkCRC bool, delay map[int]int64, maxLevel int) (commitlog.DispatchRequest, recordStatus, int32) {
+	var d commitlog.DispatchRequest
+	if len(b) < 8 {
+		return d, recordBad, 0
+	}
+	total := int32(binary.BigEndian.Uint32(b))
+	switch int32(binary.BigEndian.Uint32(b[4:])) {
+	case message.BlankMagicCode:
+		return d, recordBlank, 0
+	case message.MagicCode:
+	default:
+		return d, recordBad, 0
+	}
+	if total < 8 || int(total) > len(b) {
+		return d, recordBad, 0
+	}
+	m, err := message.DecodeRecord(b[:total], checkCRC)
 	switch {
-	case want.Success && want.MsgSize == 0:
-		if st != recordBlank {
-			t.Fatalf("status %d, want blank", st)
+	case errors.Is(err, message.ErrBadRecordSize):
+		return d, recordMismatch, total
+	case err != nil, checkCRC && message.BodyCRC(m.Body) != m.BodyCRC:
+		return d, recordBad, 0
+	}
+	d = commitlog.DispatchRequest{Topic: m.Topic, QueueID: m.QueueID, CommitLogOffset: m.CommitLogOffset, MsgSize: total,
+		TagsCode: message.TagsCode(m.Properties[message.PropertyTags]), StoreTimestamp: m.StoreTimestamp,
+		ConsumeQueueOffset: m.QueueOffset, Keys: m.Properties[message.PropertyKeys],
+		UniqKey: m.Properties[message.PropertyUniqClientMessageIDKeyidx], SysFlag: m.SysFlag,
+		PreparedTransactionOffset: m.PreparedTransactionOffset, BornTimestamp: m.BornTimestamp, Properties: m.Properties}
+	if lv, err := strconv.Atoi(m.Properties[message.PropertyDelayTimeLevel]); err == nil && lv > 0 && m.Topic == message.ScheduleTopic {
+		d.TagsCode = m.StoreTimestamp + 1000 // Java's fallback for an unknown level
+		if ms, ok := delay[min(lv, maxLevel)]; ok {
+			d.TagsCode = m.StoreTimestamp + ms
 		}
-	case want.Success:
-		if st != recordValid {
-			t.Fatalf("status %d, want valid (size %d)", st, want.MsgSize)
-		}
+	}
+	return d, recordValid, total
+}
+
+// compareWithReference asserts that parseRecord (+ dispatchRequest)
+// classifies b and extracts the same dispatch fields as the reference
+// parser refCheck.
+func compareWithReference(t *testing.T, s *DefaultMessageStore, b []byte, checkCRC bool) {
+	t.Helper()
+	want, wantSt, wantSize := refCheck(b, checkCRC, s.delayLevels, s.maxDelayLevel)
+	v, st := parseRecord(b, checkCRC)
+	if st != wantSt {
+		t.Fatalf("status %d, want %d", st, wantSt)
+	}
+	switch st {
+	case recordValid:
 		got := s.dispatchRequest(&v, true)
 		if !maps.Equal(got.Properties, want.Properties) {
 			t.Fatalf("properties %v, want %v", got.Properties, want.Properties)
@@ -43,13 +82,9 @@ func compareWithCheckRecord(t *testing.T, s *DefaultMessageStore, b []byte, chec
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("dispatch request\n got %+v\nwant %+v", got, want)
 		}
-	case want.MsgSize > 0:
-		if st != recordMismatch || v.size != want.MsgSize {
-			t.Fatalf("status %d size %d, want mismatch size %d", st, v.size, want.MsgSize)
-		}
-	default:
-		if st != recordBad {
-			t.Fatalf("status %d, want unreadable", st)
+	case recordMismatch:
+		if v.size != wantSize {
+			t.Fatalf("mismatch size %d, want %d", v.size, wantSize)
 		}
 	}
 }
@@ -78,9 +113,9 @@ func storeRecords(t *testing.T) []byte {
 	return bytes.Clone(buf.Bytes)
 }
 
-// TestStoreParseRecordMatchesCheckRecord walks real records (ours and the
+// TestStoreParseRecordMatchesReference walks real records (ours and the
 // golden Java 4.9.8 CommitLog when present) and corrupted variants of them.
-func TestStoreParseRecordMatchesCheckRecord(t *testing.T) {
+func TestStoreParseRecordMatchesReference(t *testing.T) {
 	s := parseStore()
 	logs := [][]byte{storeRecords(t)}
 	if b, err := os.ReadFile(filepath.Join(goldenDirOrEmpty(), "store-clean", "store", "commitlog", "00000000000000000000")); err == nil {
@@ -92,14 +127,14 @@ func TestStoreParseRecordMatchesCheckRecord(t *testing.T) {
 			rec := log[pos:]
 			size := int(int32(binary.BigEndian.Uint32(rec)))
 			if int32(binary.BigEndian.Uint32(rec[4:])) != message.MagicCode || size <= 0 || size > len(rec) {
-				compareWithCheckRecord(t, s, rec, true)
+				compareWithReference(t, s, rec, true)
 				break
 			}
 			records++
 			for _, crc := range []bool{true, false} {
-				compareWithCheckRecord(t, s, rec, crc)
-				compareWithCheckRecord(t, s, rec[:size], crc)
-				compareWithCheckRecord(t, s, rec[:size-1], crc)
+				compareWithReference(t, s, rec, crc)
+				compareWithReference(t, s, rec[:size], crc)
+				compareWithReference(t, s, rec[:size-1], crc)
 			}
 			c := bytes.Clone(rec[:size])
 			for i := 0; i < size; i++ {
@@ -107,8 +142,8 @@ func TestStoreParseRecordMatchesCheckRecord(t *testing.T) {
 					continue // every header and tail byte, sampled body bytes
 				}
 				c[i] ^= 0x5a
-				compareWithCheckRecord(t, s, c, true)
-				compareWithCheckRecord(t, s, c, false)
+				compareWithReference(t, s, c, true)
+				compareWithReference(t, s, c, false)
 				c[i] ^= 0x5a
 			}
 			pos += size
@@ -128,7 +163,7 @@ func goldenDirOrEmpty() string {
 }
 
 // FuzzStoreParseRecord: parseRecord never panics and agrees with
-// commitlog.CheckRecord on any input.
+// the reference parser refCheck on any input.
 func FuzzStoreParseRecord(f *testing.F) {
 	s := parseStore()
 	f.Add([]byte{0, 0, 0, 8, 0xcb, 0xd4, 0x33, 0x1e}, true)
@@ -143,7 +178,7 @@ func FuzzStoreParseRecord(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte, checkCRC bool) {
-		compareWithCheckRecord(t, s, b, checkCRC)
+		compareWithReference(t, s, b, checkCRC)
 	})
 }
 
@@ -166,5 +201,29 @@ func TestStorePropValue(t *testing.T) {
 		if got != c.want || got != want {
 			t.Errorf("propValue(%q, %q) = %q, want %q (map says %q)", c.props, c.name, got, c.want, want)
 		}
+	}
+}
+
+// TestStoreDispatchDelayClampedTagsCode: a DELAY level above the highest
+// is stored at the highest (queue 17 of SCHEDULE_TOPIC_XXXX) and its unit's
+// tagsCode is the delivery time of that level (2 h by default).
+func TestStoreDispatchDelayClampedTagsCode(t *testing.T) {
+	s := startStore(t, smallConfig(t))
+	m := newMsg("D", 0, "", "", []byte("much later"))
+	m.Properties[message.PropertyDelayTimeLevel] = "99"
+	m.PropertiesString = message.MarshalProperties(m.Properties)
+	r := mustPut(t, s, m)
+	waitDispatched(t, s)
+	cq := s.ConsumeQueue(message.ScheduleTopic, 17)
+	if cq == nil {
+		t.Fatal("no queue 17 in SCHEDULE_TOPIC_XXXX")
+	}
+	u := cq.Units(r.Append.LogicsOffset)
+	if u == nil || u.Len() != 1 {
+		t.Fatal("no unit")
+	}
+	defer u.Release()
+	if phy, _, tc := u.At(0); phy != r.Append.WroteOffset || tc != r.Append.StoreTimestamp+2*3600*1000 {
+		t.Fatalf("unit at %d tagsCode %d, want %d / store time + 2h (%d)", phy, tc, r.Append.WroteOffset, r.Append.StoreTimestamp+2*3600*1000)
 	}
 }

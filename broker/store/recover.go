@@ -1,33 +1,98 @@
 package store
 
-// Abnormal recovery of the CommitLog fused with the re-dispatch, as Java
-// CommitLog.recoverAbnormally does it: one pass over the log from the file
-// the checkpoint designates validates every record (magic, size, body CRC
-// when checkCRCOnRecover) and dispatches it. The pass is split in two
-// halves on two goroutines, file by file: the validator (prefetch.go)
-// faults a file in and checks it, the recovery goroutine dispatches what
-// was found valid. Records the consume queue and the index already hold are
-// validated but not dispatched again.
+// Recovery of the store at Open (Java DefaultMessageStore.recover with
+// CommitLog.recoverNormally / recoverAbnormally). It is the only CommitLog
+// recovery: the commitlog package only takes the end found here
+// (SetRecoveredEnd). One walk (walkCommitLog) serves both cases, with the
+// record checks of validator.go (magic, sizes, physical offset, body CRC
+// when checkCRCOnRecover). After a crash a validator goroutine faults each
+// file in and checks it up to two files ahead while the recovery goroutine
+// dispatches what was found valid, skipping records the consume queue and
+// the index already hold.
 
 import (
 	"encoding/binary"
 
 	"go.uber.org/zap"
 
-	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/store/consumequeue"
 	"github.com/rocketmq-go/rmq/broker/store/mmap"
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
-// recoverAbnormally validates and dispatches from the newest file whose
-// first record is not newer than the checkpoint allows, then truncates the
-// CommitLog after the last valid record. StartOffset of the result is where
-// the scan began.
-func (s *DefaultMessageStore) recoverAbnormally() (commitlog.RecoverResult, error) {
+// recoverResult is what the CommitLog walk found.
+type recoverResult struct {
+	// startOffset is where the walk began: the third-last file after a
+	// clean shutdown, the file the checkpoint designates after a crash.
+	startOffset int64
+	// maxOffset is the first byte after the last valid record; the log was
+	// cut there.
+	maxOffset int64
+}
+
+// recover is DefaultMessageStore.recover: consume queues first, then the
+// CommitLog (normal, or abnormal: validated and re-dispatched in one
+// pass), then the queue offset table. Consume-queue units beyond the
+// recovered end are truncated after the re-dispatch, as in Java.
+func (s *DefaultMessageStore) recover() error {
+	maxPhyOfCQ := int64(-1)
+	for _, cq := range s.allQueues() {
+		if err := cq.Recover(); err != nil {
+			return err
+		}
+		maxPhyOfCQ = max(maxPhyOfCQ, cq.MaxPhysicOffset())
+	}
+	var res recoverResult
+	var err error
+	if s.lastExitOK {
+		res, err = s.recoverNormally()
+	} else {
+		res, err = s.recoverAbnormally()
+		s.abnormalScanFrom = res.startOffset
+	}
+	if err != nil {
+		return err
+	}
+	if len(s.cl.MappedFileQueue().Files()) == 0 && maxPhyOfCQ >= 0 {
+		s.lg.Warn("the commitlog files are deleted, and delete the consume queue files")
+		s.destroyLogics()
+	} else if maxPhyOfCQ >= res.maxOffset {
+		s.lg.Warn("truncate dirty logic files", zap.Int64("maxPhyOffsetOfConsumeQueue", maxPhyOfCQ),
+			zap.Int64("commitLogMaxOffset", res.maxOffset))
+		if err := s.truncateDirtyLogicFiles(res.maxOffset); err != nil {
+			return err
+		}
+	}
+	s.recoverTopicQueueTable()
+	s.lg.Info("load over", zap.Int64("maxPhyOffset", s.cl.MaxOffset()))
+	return nil
+}
+
+// recoverNormally is Java CommitLog.recoverNormally after a clean
+// shutdown: validate from the third-last file on this goroutine (no
+// prefault: only the written part of the files is read), nothing to
+// dispatch, cut after the last valid record.
+func (s *DefaultMessageStore) recoverNormally() (recoverResult, error) {
 	files := s.cl.MappedFileQueue().Files()
 	if len(files) == 0 {
-		return s.cutCommitLog(0, 0)
+		return recoverResult{}, s.cl.SetRecoveredEnd(0)
+	}
+	idx := max(0, len(files)-3)
+	check := func(mf *mmap.MappedFile) (fileCheck, bool) { return validateFile(mf, s.cfg.CheckCRCOnRecover), true }
+	end := walkCommitLog(files, idx, check, nil)
+	s.lg.Info("commit log recovered", zap.Int64("startOffset", files[idx].FileFromOffset()), zap.Int64("maxOffset", end))
+	return recoverResult{startOffset: files[idx].FileFromOffset(), maxOffset: end}, s.cl.SetRecoveredEnd(end)
+}
+
+// recoverAbnormally is Java CommitLog.recoverAbnormally after a crash:
+// from the newest file whose first record is not newer than the
+// checkpoint allows (the first file when none is), the validator
+// goroutine checks each file ahead while this one dispatches it; the log
+// is cut after the last valid record.
+func (s *DefaultMessageStore) recoverAbnormally() (recoverResult, error) {
+	files := s.cl.MappedFileQueue().Files()
+	if len(files) == 0 {
+		return recoverResult{}, s.cl.SetRecoveredEnd(0)
 	}
 	idx := 0
 	for i := len(files) - 1; i >= 0; i-- {
@@ -38,14 +103,31 @@ func (s *DefaultMessageStore) recoverAbnormally() (commitlog.RecoverResult, erro
 	}
 	rs := s.newRecoveryScan()
 	val := startValidator(files[idx:], s.cfg.CheckCRCOnRecover, 2)
-	start := files[idx].FileFromOffset()
-	end := start
+	end := walkCommitLog(files, idx, func(*mmap.MappedFile) (fileCheck, bool) { return val.next() }, rs.dispatchFile)
+	val.finish() // before the cut may unmap a file it reads
+	s.lg.Info("commit log recovered abnormally", zap.Int64("startOffset", files[idx].FileFromOffset()),
+		zap.Int64("maxOffset", end), zap.Int("dispatched", rs.dispatched), zap.Int("skipped", rs.skipped))
+	return recoverResult{startOffset: files[idx].FileFromOffset(), maxOffset: end}, s.cl.SetRecoveredEnd(end)
+}
+
+// walkCommitLog is the recovery walk over files[idx:]: check gives the
+// verdict on each file in order (false: no more verdicts), dispatch (nil
+// after a clean shutdown) hands on the validated records of a file and
+// returns where it stopped. A file leads on into the next one only when
+// it ended properly (blank record or its last byte). The result is the
+// offset after the last valid record.
+func walkCommitLog(files []*mmap.MappedFile, idx int, check func(*mmap.MappedFile) (fileCheck, bool),
+	dispatch func(mf *mmap.MappedFile, validEnd int64) int64) int64 {
+	end := files[idx].FileFromOffset()
 	for i := idx; i < len(files); i++ {
-		fc, ok := val.next()
+		fc, ok := check(files[i])
 		if !ok {
 			break
 		}
-		end = rs.dispatchFile(files[i], fc.end)
+		end = fc.end
+		if dispatch != nil {
+			end = dispatch(files[i], fc.end)
+		}
 		if end != fc.end || !fc.cont {
 			break
 		}
@@ -53,47 +135,7 @@ func (s *DefaultMessageStore) recoverAbnormally() (commitlog.RecoverResult, erro
 			end = files[i+1].FileFromOffset()
 		}
 	}
-	val.finish()
-	s.lg.Info("commit log recovered abnormally", zap.Int64("startOffset", start), zap.Int64("maxOffset", end),
-		zap.Int("dispatched", rs.dispatched), zap.Int("skipped", rs.skipped))
-	return s.cutCommitLog(start, end)
-}
-
-// recoverNormally is Java CommitLog.recoverNormally after a clean shutdown:
-// validate from the third-last file (CRC when checkCRCOnRecover), nothing
-// to dispatch, and cut after the last valid record.
-func (s *DefaultMessageStore) recoverNormally() (commitlog.RecoverResult, error) {
-	files := s.cl.MappedFileQueue().Files()
-	if len(files) == 0 {
-		return s.cutCommitLog(0, 0)
-	}
-	idx := max(0, len(files)-3)
-	start := files[idx].FileFromOffset()
-	end := start
-	for i := idx; i < len(files); i++ {
-		fc := validateFile(files[i], s.cfg.CheckCRCOnRecover)
-		end = fc.end
-		if !fc.cont {
-			break
-		}
-		if i+1 < len(files) {
-			end = files[i+1].FileFromOffset()
-		}
-	}
-	s.lg.Info("commit log recovered", zap.Int64("startOffset", start), zap.Int64("maxOffset", end))
-	return s.cutCommitLog(start, end)
-}
-
-// cutCommitLog makes end the CommitLog's flushed/committed end and removes
-// everything after it (stale tail zeroed, later files deleted).
-func (s *DefaultMessageStore) cutCommitLog(start, end int64) (commitlog.RecoverResult, error) {
-	q := s.cl.MappedFileQueue()
-	q.SetFlushedWhere(end)
-	q.SetCommittedWhere(end)
-	if err := q.TruncateDirtyFiles(end); err != nil {
-		return commitlog.RecoverResult{}, err
-	}
-	return commitlog.RecoverResult{StartOffset: start, MaxOffset: end}, nil
+	return end
 }
 
 // matchedRecover is Java isMappedFileMatchedRecover: the file's first

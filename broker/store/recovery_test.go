@@ -16,7 +16,7 @@ import (
 
 // writeQueues puts n messages round-robin into queues 0..3 of topic R, with
 // keys, and returns the results in order.
-func writeQueues(t *testing.T, s *DefaultMessageStore, n int) []commitlog.PutMessageResult {
+func writeQueues(t testing.TB, s *DefaultMessageStore, n int) []commitlog.PutMessageResult {
 	t.Helper()
 	var out []commitlog.PutMessageResult
 	for i := 0; i < n; i++ {
@@ -56,7 +56,7 @@ func cutConsumeQueues(t *testing.T, cfg *MessageStoreConfig, phyCut int64) int {
 	return cut
 }
 
-func checkAllReadable(t *testing.T, s *DefaultMessageStore, res []commitlog.PutMessageResult) {
+func checkAllReadable(t testing.TB, s *DefaultMessageStore, res []commitlog.PutMessageResult) {
 	t.Helper()
 	perQueue := map[int32]int64{}
 	for i, r := range res {

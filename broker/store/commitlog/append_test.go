@@ -14,7 +14,7 @@ import (
 )
 
 func TestCommitLogAppendIndependentDecode(t *testing.T) {
-	c, _ := openLog(t, testConfig(t.TempDir(), 1<<20), nil, false)
+	c := openLog(t, testConfig(t.TempDir(), 1<<20), nil)
 	var offs []int64
 	for i := 0; i < 10; i++ {
 		m := newMsg("TopicA", int32(i%2), strings.Repeat("x", i+1), "TAGS\x01t\x02KEYS\x01k")
@@ -54,7 +54,7 @@ func TestCommitLogAppendIndependentDecode(t *testing.T) {
 
 func TestCommitLogRollWritesBlankRecord(t *testing.T) {
 	const fs = 4096
-	c, _ := openLog(t, testConfig(t.TempDir(), fs), nil, false)
+	c := openLog(t, testConfig(t.TempDir(), fs), nil)
 	body := strings.Repeat("b", 900)
 	var last PutMessageResult
 	for i := 0; i < 5; i++ {
@@ -73,10 +73,8 @@ func TestCommitLogRollWritesBlankRecord(t *testing.T) {
 		t.Fatalf("blank %x", b.Bytes)
 	}
 	b.Release()
-	n := 0
-	c.Scan(0, true, func(d *DispatchRequest) bool { n++; return true })
-	if n != 5 {
-		t.Fatalf("scan saw %d", n)
+	if recs, end := records(t, c, 0); len(recs) != 5 || end != c.MaxOffset() {
+		t.Fatalf("walk saw %d records up to %d (max %d)", len(recs), end, c.MaxOffset())
 	}
 	if r := c.PutMessage(newMsg("T", 0, strings.Repeat("z", fs), "")); r.Status != MessageIllegal {
 		t.Fatalf("record larger than a file: %v", r.Status)
@@ -86,7 +84,7 @@ func TestCommitLogRollWritesBlankRecord(t *testing.T) {
 func TestCommitLogLimitsAndTransactionOffsets(t *testing.T) {
 	cfg := testConfig(t.TempDir(), 1<<20)
 	cfg.MaxMessageSize = 1024
-	c, _ := openLog(t, cfg, nil, false)
+	c := openLog(t, cfg, nil)
 	if r := c.PutMessage(newMsg("T", 0, strings.Repeat("a", 1024), "")); r.Status != MessageIllegal {
 		t.Fatalf("oversize: %v", r.Status)
 	}
@@ -116,7 +114,7 @@ func TestCommitLogLimitsAndTransactionOffsets(t *testing.T) {
 }
 
 func TestCommitLogBatch(t *testing.T) {
-	c, _ := openLog(t, testConfig(t.TempDir(), 1<<20), nil, false)
+	c := openLog(t, testConfig(t.TempDir(), 1<<20), nil)
 	mustPut(t, c, newMsg("B", 1, "first", ""))
 	var ms []*message.MessageExt
 	for i := 0; i < 4; i++ {
@@ -154,7 +152,7 @@ func TestCommitLogBatch(t *testing.T) {
 }
 
 func TestCommitLogDelayRewrite(t *testing.T) {
-	c, _ := openLog(t, testConfig(t.TempDir(), 1<<20), nil, false)
+	c := openLog(t, testConfig(t.TempDir(), 1<<20), nil)
 	r := mustPut(t, c, newMsg("D", 3, "later", "DELAY\x012\x02TAGS\x01x"))
 	m, err := c.LookMessageByOffset(r.Append.WroteOffset)
 	if err != nil {
@@ -164,12 +162,10 @@ func TestCommitLogDelayRewrite(t *testing.T) {
 		t.Fatalf("rewritten %+v", m)
 	}
 	r = mustPut(t, c, newMsg("D", 0, "much later", "DELAY\x0199"))
-	c.Scan(r.Append.WroteOffset, true, func(d *DispatchRequest) bool {
-		if d.QueueID != 17 || d.Properties["DELAY"] != "18" || d.TagsCode != d.StoreTimestamp+2*3600*1000 {
-			t.Fatalf("clamped level: %+v", d)
-		}
-		return false
-	})
+	recs, _ := records(t, c, r.Append.WroteOffset)
+	if len(recs) != 1 || recs[0].Topic != message.ScheduleTopic || recs[0].QueueID != 17 || recs[0].Properties["DELAY"] != "18" {
+		t.Fatalf("clamped level: %+v", recs)
+	}
 }
 
 type fakeReplica struct {
@@ -196,7 +192,7 @@ func TestCommitLogSyncFlushAndReplica(t *testing.T) {
 	cfg.SyncFlush = true
 	cfg.SyncMaster = true
 	cfg.SyncFlushTimeout = 5 * time.Second
-	c, _ := openLog(t, cfg, nil, false)
+	c := openLog(t, cfg, nil)
 	if r := c.PutMessage(newMsg("S", 0, "a", "")); r.Status != SlaveNotAvailable {
 		t.Fatalf("no HA: %v", r.Status)
 	}
@@ -219,7 +215,7 @@ func TestCommitLogSyncFlushAndReplica(t *testing.T) {
 func TestCommitLogAsyncPutDoesNotBlock(t *testing.T) {
 	cfg := testConfig(t.TempDir(), 1<<20)
 	cfg.SyncFlush = true
-	c, _ := openLog(t, cfg, nil, false)
+	c := openLog(t, cfg, nil)
 	const n = 64
 	var wg sync.WaitGroup
 	wg.Add(n)
@@ -248,7 +244,7 @@ func TestCommitLogAsyncPutDoesNotBlock(t *testing.T) {
 }
 
 func TestCommitLogIPv6HostsPatchedAtShiftedPositions(t *testing.T) {
-	c, _ := openLog(t, testConfig(t.TempDir(), 1<<20), nil, false)
+	c := openLog(t, testConfig(t.TempDir(), 1<<20), nil)
 	m := newMsg("V6", 0, "six", "")
 	m.BornHost = netip.MustParseAddrPort("[2001:db8::7]:4000")
 	m.StoreHost = netip.MustParseAddrPort("[fd00::1]:10911")

@@ -20,18 +20,16 @@ type Config struct {
 	FlushLeastPages       int           // flushCommitLogLeastPages
 	FlushThoroughInterval time.Duration // flushCommitLogThoroughInterval
 	SyncFlushTimeout      time.Duration // syncFlushTimeout
-	CheckCRCOnRecover     bool          // checkCRCOnRecover
 	WarmMappedFile        bool          // warmMapedFileEnable
 	// PrefaultNextFile pre-faults the preallocated next file in the
 	// background (no Java key; Java maps it cold unless warmMapedFileEnable),
 	// so that appends into it do not take a first-touch page fault under the
 	// append lock. Costs one file of dirty page cache ahead of the writer.
-	PrefaultNextFile   bool
-	MessageIndexEnable bool // messageIndexEnable
-	MessageIndexSafe   bool // messageIndexSafe
+	PrefaultNextFile bool
 	// DelayLevelTable maps a delay level (1..max) to its delay in ms
-	// (messageDelayLevel parsed by ParseDelayLevels). Empty disables the
-	// DELAY rewrite in PutMessage and the delivery-time tagsCode.
+	// (messageDelayLevel parsed by ParseDelayLevels); the store computes
+	// the delivery-time tagsCode of SCHEDULE_TOPIC_XXXX records from it.
+	// MaxDelayLevel 0 disables the DELAY rewrite in PutMessage.
 	DelayLevelTable map[int]int64
 	MaxDelayLevel   int
 }
@@ -43,8 +41,7 @@ func DefaultConfig(dir string) Config {
 		Dir: dir, FileSize: 1 << 30, MaxMessageSize: 4 << 20,
 		FlushInterval: 500 * time.Millisecond, FlushTimed: true, FlushLeastPages: 4,
 		FlushThoroughInterval: 10 * time.Second, SyncFlushTimeout: 5 * time.Second,
-		CheckCRCOnRecover: true, MessageIndexEnable: true, PrefaultNextFile: true,
-		DelayLevelTable: table, MaxDelayLevel: maxLevel,
+		PrefaultNextFile: true, DelayLevelTable: table, MaxDelayLevel: maxLevel,
 	}
 }
 

@@ -1,6 +1,8 @@
 // Package commitlog is the store's append-only message log (Java CommitLog
-// with DefaultAppendMessageCallback, FlushRealTimeService, GroupCommitService
-// and the recovery walks).
+// with DefaultAppendMessageCallback, FlushRealTimeService and
+// GroupCommitService). Recovery is not here: package store walks and checks
+// the records (its recover.go, validator.go and record.go, the only record
+// checker) and hands the end it found to SetRecoveredEnd.
 //
 // Record layout: see package internal/message. Files: see package mmap;
 // one file per FileSize bytes, named by start offset. A record never spans
@@ -45,15 +47,14 @@
 // PREPARED / ROLLBACK records get queue offset 0 and do not advance it.
 //
 // Reads hand out Buffers that hold the mapped file until Release, so a file
-// deleted meanwhile stays mapped (see mmap). Scan walks records for the
-// dispatcher; CheckMessageAndReturnSize validates one record.
+// deleted meanwhile stays mapped (see mmap). DispatchRequest is the record
+// summary the store's dispatchers consume; the store builds it.
 //
-// Recovery: RecoverNormally (no abort file) validates from the 3rd-last
-// file; RecoverAbnormally starts at the newest file whose first record is
-// older than the checkpoint's safe time. Both stop at the first invalid
-// record (bad magic, size, CRC, or physical offset field not equal to its
-// position), zero the stale tail and delete later files. Stricter than Java:
-// the physical-offset check refuses stale records left behind a truncation.
+// Recovery: after Load every file counts as full; the store's recovery
+// finds the end of the valid records and calls SetRecoveredEnd(end), which
+// sets the flushed/committed position, zeroes the stale tail of the last
+// file and deletes later files. Truncate is the running-log counterpart
+// for a slave whose tail diverged from its master (HA).
 //
 // HA hook: SetReplicaWaiter(ReplicaWaiter) — IsSlaveOK(end) and
 // WaitReplicated(end, timeout, done). Slaves use AppendData and Truncate.
@@ -62,7 +63,7 @@
 //
 //	cl, _ := commitlog.New(commitlog.DefaultConfig(dir), cp, lg)
 //	_ = cl.Load()
-//	_, _ = cl.RecoverNormally()
+//	_ = cl.SetRecoveredEnd(end) // end found by the store's recovery
 //	cl.Start()
 //	res := cl.PutMessage(m) // res.Status, res.Append.WroteOffset, MsgID ...
 //	_ = cl.Shutdown(ctx)

@@ -25,7 +25,7 @@ func TestCommitLogAsyncFlushAdvancesAndRecordsCheckpoint(t *testing.T) {
 		cfg := testConfig(t.TempDir(), 1<<20)
 		cfg.FlushTimed = timed
 		cfg.FlushThoroughInterval = 20 * time.Millisecond
-		c, _ := openLog(t, cfg, cp, false)
+		c := openLog(t, cfg, cp)
 		var r PutMessageResult
 		for i := 0; i < 3; i++ { // less than FlushLeastPages pages
 			r = mustPut(t, c, newMsg("F", 0, strings.Repeat("f", 100), ""))
@@ -57,7 +57,7 @@ func TestCommitLogSyncFlushTimeout(t *testing.T) {
 	if err := c.Load(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.RecoverNormally(); err != nil {
+	if err := c.SetRecoveredEnd(0); err != nil {
 		t.Fatal(err)
 	}
 	r := c.PutMessage(newMsg("T", 0, "slow disk", ""))

@@ -25,7 +25,7 @@ func TestCommitLogGroupCommitManyWriters(t *testing.T) {
 		cfg := testConfig(t.TempDir(), 64<<10)
 		cfg.SyncFlush = true
 		cfg.SyncMaster = syncMaster
-		c, _ := openLog(t, cfg, nil, false)
+		c := openLog(t, cfg, nil)
 		if syncMaster {
 			c.SetReplicaWaiter(&fakeReplica{ok: true, ack: true})
 		}
@@ -85,7 +85,7 @@ func TestCommitLogGroupCommitTimeoutCompletesOnce(t *testing.T) {
 	if err := c.Load(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.RecoverNormally(); err != nil {
+	if err := c.SetRecoveredEnd(0); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Shutdown(t.Context()) })
@@ -126,7 +126,7 @@ func TestCommitLogGroupCommitTimeoutCompletesOnce(t *testing.T) {
 func TestCommitLogPreparesNextFile(t *testing.T) {
 	dir := t.TempDir()
 	const size = 256 << 10
-	c, _ := openLog(t, testConfig(dir, size), nil, false)
+	c := openLog(t, testConfig(dir, size), nil)
 	c.MappedFileQueue().AwaitPreallocated()
 	if _, err := os.Stat(filepath.Join(dir, mmap.OffsetToFileName(0))); err != nil {
 		t.Fatalf("first file not prepared at start: %v", err)
@@ -151,8 +151,9 @@ func TestCommitLogPreparesNextFileAfterRestart(t *testing.T) {
 	dir := t.TempDir()
 	const size = 256 << 10
 	cfg := testConfig(dir, size)
-	c, _ := openLog(t, cfg, nil, false)
+	c := openLog(t, cfg, nil)
 	mustPut(t, c, newMsg("R", 0, "x", ""))
+	end := c.MaxOffset()
 	if err := c.Shutdown(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -160,12 +161,12 @@ func TestCommitLogPreparesNextFileAfterRestart(t *testing.T) {
 	if _, err := os.Stat(next); !os.IsNotExist(err) {
 		t.Fatalf("prepared file left after shutdown: %v", err)
 	}
-	c2, _ := openLog(t, cfg, nil, false)
+	c2 := reopenLog(t, cfg, nil, end)
 	c2.MappedFileQueue().AwaitPreallocated()
 	if _, err := os.Stat(next); err != nil {
 		t.Fatalf("next file not prepared after restart: %v", err)
 	}
-	if c2.MaxOffset() == 0 {
-		t.Fatal("recovered log is empty")
+	if c2.MaxOffset() != end {
+		t.Fatalf("reopened log ends at %d, want %d", c2.MaxOffset(), end)
 	}
 }

@@ -21,29 +21,78 @@ func testConfig(dir string, fileSize int) Config {
 	return cfg
 }
 
-// openLog creates, loads and recovers a CommitLog and registers its shutdown.
-func openLog(t testing.TB, cfg Config, cp *checkpoint.StoreCheckpoint, abnormal bool) (*CommitLog, RecoverResult) {
+// openLog creates and loads a CommitLog on an empty directory, starts it
+// and registers its shutdown.
+func openLog(t testing.TB, cfg Config, cp *checkpoint.StoreCheckpoint) *CommitLog {
 	t.Helper()
-	var lg = zaptest.NewLogger(t)
-	c, err := New(cfg, cp, lg)
+	return reopenLog(t, cfg, cp, 0)
+}
+
+// reopenLog is openLog on a directory whose valid records end at end (what
+// the store's recovery would have found): the log is cut there.
+func reopenLog(t testing.TB, cfg Config, cp *checkpoint.StoreCheckpoint, end int64) *CommitLog {
+	t.Helper()
+	c, err := New(cfg, cp, zaptest.NewLogger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Load(); err != nil {
 		t.Fatal(err)
 	}
-	var res RecoverResult
-	if abnormal {
-		res, err = c.RecoverAbnormally()
-	} else {
-		res, err = c.RecoverNormally()
-	}
-	if err != nil {
+	if err := c.SetRecoveredEnd(end); err != nil {
 		t.Fatal(err)
 	}
 	c.Start()
 	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
-	return c, res
+	return c
+}
+
+// records decodes the records from offset on (CRC checked), following
+// blank records to the next file, and returns them with the offset where
+// the walk stopped: the readable end or the first record that does not
+// decode at its own offset.
+func records(t testing.TB, c *CommitLog, from int64) ([]*message.MessageExt, int64) {
+	t.Helper()
+	var out []*message.MessageExt
+	for {
+		b := c.GetData(from)
+		if b == nil {
+			return out, from
+		}
+		next, more := decodeBuffer(b, &out)
+		b.Release()
+		if !more {
+			return out, next
+		}
+		if next == from {
+			return out, from
+		}
+		from = next
+	}
+}
+
+// decodeBuffer appends the records of one file's readable bytes to out;
+// more is false when the walk must stop at next.
+func decodeBuffer(b *Buffer, out *[]*message.MessageExt) (next int64, more bool) {
+	be := binary.BigEndian
+	pos := 0
+	for pos+8 <= len(b.Bytes) {
+		at := b.StartOffset + int64(pos)
+		size := int(int32(be.Uint32(b.Bytes[pos:])))
+		if int32(be.Uint32(b.Bytes[pos+4:])) == message.BlankMagicCode {
+			return at + int64(size), true // the blank fills the file
+		}
+		if size < 8 || pos+size > len(b.Bytes) {
+			return at, false
+		}
+		m, err := message.DecodeRecord(b.Bytes[pos:pos+size], true)
+		if err != nil || m.CommitLogOffset != at {
+			return at, false
+		}
+		*out = append(*out, m)
+		pos += size
+	}
+	return b.StartOffset + int64(pos), pos == len(b.Bytes)
 }
 
 func newMsg(topic string, qid int32, body string, props string) *message.MessageExt {
