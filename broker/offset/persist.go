@@ -53,27 +53,14 @@ func toEntries(q map[int32]int64) map[int32]Entry {
 
 // Load reads consumerOffset.json (falling back to its .bak).
 func (m *Manager) Load() error {
-	src, err := configfile.Load(m.path, m.decode)
-	if err != nil {
-		m.lg.Error("load consumer offset failed", zap.String("path", m.path), zap.Error(err))
-		return err
-	}
-	if src == configfile.SourceDiscarded {
-		m.lg.Warn("config file unreadable and no backup, starting empty", zap.String("path", m.path))
-	}
-	m.lg.Info("consumer offset loaded", zap.String("path", m.path), zap.Stringer("source", src))
-	return nil
+	return configfile.LoadLogged(m.lg, "consumer offset", m.path, m.decode)
 }
 
 // Persist writes consumerOffset.json in Java's pretty layout.
 func (m *Manager) Persist() error {
 	m.persistMu.Lock()
 	defer m.persistMu.Unlock()
-	data, err := configfile.Pretty(m.Encode())
-	if err != nil {
-		return err
-	}
-	if err := configfile.Persist(m.path, data); err != nil {
+	if err := configfile.PersistPretty(m.path, m.Encode()); err != nil {
 		m.lg.Error("persist consumer offset failed", zap.String("path", m.path), zap.Error(err))
 		return err
 	}

@@ -120,27 +120,14 @@ func (t *OffsetTable) decode(data []byte) error {
 
 // Load reads delayOffset.json (falling back to its .bak) into the table.
 func (t *OffsetTable) Load() error {
-	src, err := configfile.Load(t.path, t.decode)
-	if err != nil {
-		t.lg.Error("load delay offset failed", zap.String("path", t.path), zap.Error(err))
-		return err
-	}
-	if src == configfile.SourceDiscarded {
-		t.lg.Warn("config file unreadable and no backup, starting empty", zap.String("path", t.path))
-	}
-	t.lg.Info("delay offset loaded", zap.String("path", t.path), zap.Stringer("source", src))
-	return nil
+	return configfile.LoadLogged(t.lg, "delay offset", t.path, t.decode)
 }
 
 // Persist writes the table in Java's pretty layout.
 func (t *OffsetTable) Persist() error {
 	t.persistMu.Lock()
 	defer t.persistMu.Unlock()
-	data, err := configfile.Pretty(t.Encode())
-	if err != nil {
-		return err
-	}
-	if err := configfile.Persist(t.path, data); err != nil {
+	if err := configfile.PersistPretty(t.path, t.Encode()); err != nil {
 		t.lg.Error("persist delay offset failed", zap.String("path", t.path), zap.Error(err))
 		return err
 	}

@@ -50,27 +50,14 @@ func contains(s []string, v string) bool {
 
 // Load merges subscriptionGroup.json (or its .bak) over the default groups.
 func (m *Manager) Load() error {
-	src, err := configfile.Load(m.path, m.decode)
-	if err != nil {
-		m.lg.Error("load subscription group failed", zap.String("path", m.path), zap.Error(err))
-		return err
-	}
-	if src == configfile.SourceDiscarded {
-		m.lg.Warn("config file unreadable and no backup, starting empty", zap.String("path", m.path))
-	}
-	m.lg.Info("subscription group loaded", zap.String("path", m.path), zap.Stringer("source", src))
-	return nil
+	return configfile.LoadLogged(m.lg, "subscription group", m.path, m.decode)
 }
 
 // Persist writes subscriptionGroup.json in Java's pretty layout.
 func (m *Manager) Persist() error {
 	m.persistMu.Lock()
 	defer m.persistMu.Unlock()
-	data, err := configfile.Pretty(m.Encode())
-	if err != nil {
-		return err
-	}
-	return configfile.Persist(m.path, data)
+	return configfile.PersistPretty(m.path, m.Encode())
 }
 
 func (m *Manager) persistLogged() {

@@ -70,27 +70,14 @@ func (m *Manager) decode(data []byte) error {
 
 // Load merges topics.json (or its .bak) over the start-up topics.
 func (m *Manager) Load() error {
-	src, err := configfile.Load(m.path, m.decode)
-	if err != nil {
-		m.lg.Error("load topic config failed", zap.String("path", m.path), zap.Error(err))
-		return err
-	}
-	if src == configfile.SourceDiscarded {
-		m.lg.Warn("config file unreadable and no backup, starting empty", zap.String("path", m.path))
-	}
-	m.lg.Info("topic config loaded", zap.String("path", m.path), zap.Stringer("source", src))
-	return nil
+	return configfile.LoadLogged(m.lg, "topic config", m.path, m.decode)
 }
 
 // Persist writes topics.json in Java's pretty layout.
 func (m *Manager) Persist() error {
 	m.persistMu.Lock()
 	defer m.persistMu.Unlock()
-	data, err := configfile.Pretty(m.Encode())
-	if err != nil {
-		return err
-	}
-	return configfile.Persist(m.path, data)
+	return configfile.PersistPretty(m.path, m.Encode())
 }
 
 func (m *Manager) persistLogged() {

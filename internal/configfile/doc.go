@@ -22,6 +22,10 @@
 // keys such as the unquoted integers of consumerOffset.json), which is what
 // ConfigManager.persist writes with encode(true).
 //
+// LoadLogged and PersistPretty are the two steps every broker table
+// (topics, subscription groups, consumer and delay offsets) runs around them,
+// so that each manager only supplies its path, encoder and decoder.
+//
 // Invariants: Persist never leaves <file> truncated; decoders passed to Load
 // must not modify caller state unless they return nil.
 package configfile
