@@ -140,18 +140,16 @@ func walkCommitLog(files []*mmap.MappedFile, idx int, check func(*mmap.MappedFil
 
 // matchedRecover is Java isMappedFileMatchedRecover: the file's first
 // record was stored no later than the checkpoint's min timestamp (the
-// index's too when messageIndexSafe).
+// index's too when messageIndexSafe). A file without a record at its
+// start, or whose first record has no store time (0; negative times,
+// which no broker writes, count as none too), does not match.
 func (s *DefaultMessageStore) matchedRecover(mf *mmap.MappedFile) bool {
 	d := mf.Data()
-	if len(d) < message.PosSysFlag+4 || int32(binary.BigEndian.Uint32(d[message.PosMagic:])) != message.MagicCode {
+	if len(d) < message.PosMagic+4 || int32(binary.BigEndian.Uint32(d[message.PosMagic:])) != message.MagicCode {
 		return false
 	}
-	p := message.StoreTimestampPos(int32(binary.BigEndian.Uint32(d[message.PosSysFlag:])))
-	if p+8 > len(d) {
-		return false
-	}
-	ts := int64(binary.BigEndian.Uint64(d[p:]))
-	if ts == 0 {
+	ts := storeTimestampOf(d)
+	if ts <= 0 {
 		return false
 	}
 	limit := s.ckpt.MinTimestamp()

@@ -95,16 +95,7 @@ func benchLog(b *testing.B, sync bool) *CommitLog {
 	cfg := testConfig(b.TempDir(), benchFileSize)
 	cfg.SyncFlush = sync
 	cfg.FlushInterval = 500 * time.Millisecond
-	c, err := New(cfg, nil, zap.NewNop())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := c.Load(); err != nil {
-		b.Fatal(err)
-	}
-	if err := c.SetRecoveredEnd(0); err != nil {
-		b.Fatal(err)
-	}
+	c := loadLog(b, cfg, nil, zap.NewNop(), 0)
 	c.Start()
 	b.Cleanup(func() { _ = c.Shutdown(b.Context()) })
 	// Start prepares the first file; one put hands it out, which starts

@@ -50,16 +50,7 @@ func TestCommitLogSyncFlushTimeout(t *testing.T) {
 	cfg := testConfig(t.TempDir(), 1<<20)
 	cfg.SyncFlush = true
 	cfg.SyncFlushTimeout = 50 * time.Millisecond
-	c, err := New(cfg, nil, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Load(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SetRecoveredEnd(0); err != nil {
-		t.Fatal(err)
-	}
+	c := loadLog(t, cfg, nil, zaptest.NewLogger(t), 0)
 	r := c.PutMessage(newMsg("T", 0, "slow disk", ""))
 	if r.Status != FlushDiskTimeout || r.Append.WroteBytes == 0 {
 		t.Fatalf("status %v", r.Status)

@@ -78,16 +78,7 @@ func TestCommitLogGroupCommitTimeoutCompletesOnce(t *testing.T) {
 	cfg := testConfig(t.TempDir(), 1<<20)
 	cfg.SyncFlush = true
 	cfg.SyncFlushTimeout = 30 * time.Millisecond
-	c, err := New(cfg, nil, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Load(); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.SetRecoveredEnd(0); err != nil {
-		t.Fatal(err)
-	}
+	c := loadLog(t, cfg, nil, zaptest.NewLogger(t), 0)
 	t.Cleanup(func() { _ = c.Shutdown(t.Context()) })
 	var calls atomic.Int32
 	got := make(chan PutMessageResult, 2)

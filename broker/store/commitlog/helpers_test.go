@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/rocketmq-go/rmq/broker/store/checkpoint"
@@ -32,7 +33,17 @@ func openLog(t testing.TB, cfg Config, cp *checkpoint.StoreCheckpoint) *CommitLo
 // the store's recovery would have found): the log is cut there.
 func reopenLog(t testing.TB, cfg Config, cp *checkpoint.StoreCheckpoint, end int64) *CommitLog {
 	t.Helper()
-	c, err := New(cfg, cp, zaptest.NewLogger(t))
+	c := loadLog(t, cfg, cp, zaptest.NewLogger(t), end)
+	c.Start()
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	return c
+}
+
+// loadLog creates and loads a CommitLog and cuts it at end, without
+// starting it or registering its shutdown.
+func loadLog(t testing.TB, cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger, end int64) *CommitLog {
+	t.Helper()
+	c, err := New(cfg, cp, lg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +53,6 @@ func reopenLog(t testing.TB, cfg Config, cp *checkpoint.StoreCheckpoint, end int
 	if err := c.SetRecoveredEnd(end); err != nil {
 		t.Fatal(err)
 	}
-	c.Start()
-	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
 	return c
 }
 
