@@ -182,7 +182,9 @@ func TestBrokerTransactionCheckBackCommit(t *testing.T) {
 }
 
 func testCheckBackCommit(t *testing.T, role store.BrokerRole) {
-	b := checkBroker(t, role, 700, 300, 15) // the producer answers well within a pass
+	// The producer must answer before the next pass re-checks the copy; a
+	// 2 s pass leaves room for a loaded machine running -race.
+	b := checkBroker(t, role, 2000, 300, 15)
 	cc := newCMClient(t, b.Addr().String(), "producer")
 	wantCode(t, cc.heartbeat("", txGroup), code.Success)
 	h := sendHalf(t, cc, "TopicTxCheck", 3, "UNIQ-K", "check me")
