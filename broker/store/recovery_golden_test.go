@@ -2,6 +2,7 @@ package store
 
 import (
 	"bufio"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -122,7 +123,8 @@ func checkGoldenRecords(t *testing.T, s *DefaultMessageStore, entries []goldenDu
 				t.Fatal("blank not readable")
 			}
 			_, st := parseRecord(buf.Bytes, true)
-			if st != recordBlank || int64(len(buf.Bytes)) != e.Size {
+			total := int64(binary.BigEndian.Uint32(buf.Bytes))
+			if st != recordBlank || total != e.Size || int64(len(buf.Bytes)) != e.Size {
 				t.Fatalf("blank at %d: status %d, %d bytes to the end of file, want %d", e.PhysicalOffset, st, len(buf.Bytes), e.Size)
 			}
 			buf.Release()

@@ -14,6 +14,6 @@ func (c *CommitLog) SetRecoveredEnd(offset int64) error {
 	if err := c.q.TruncateDirtyFiles(offset); err != nil {
 		return err
 	}
-	c.lg.Info("commit log recovered", zap.Int64("maxOffset", offset))
+	c.lg.Info("commit log cut at the recovered end", zap.Int64("maxOffset", offset))
 	return nil
 }
