@@ -49,7 +49,8 @@ type Channel struct {
 	goneOnce   sync.Once
 	lastActive atomic.Int64 // unix nanos of the last read or flush
 
-	need int // server only, event loop only: size of the partly received next frame
+	need      int    // server only, event loop only: size of the partly received next frame
+	inlineOut []byte // server only, event loop only: responses of inline requests of one read
 
 	attachMu   sync.Mutex
 	attachment any

@@ -15,6 +15,9 @@
 //	            OnTraffic: measure whole frames (codec.FrameLength), copy them out
 //	            in one slice, Discard, Decode, then per frame:
 //	              response → pending table → waiter's channel / callback goroutine
+//	              request, inline (InlineProcessor.Inline(code) true) → processed
+//	                right here; its encoded response joins the batch that one
+//	                Conn.Write sends after the last frame of this read
 //	              request  → Pool.Submit (never blocks; full → SYSTEM_BUSY [OVERLOAD])
 //	          ─▶ pool worker: Processor.ProcessRequest (panic → SYSTEM_ERROR)
 //	          ─▶ Context.Respond → Channel.WriteCommand: encode into the channel's
@@ -33,7 +36,8 @@
 //
 // # Invariants
 //
-//   - Event loops never block; OnTraffic only copies, decodes and submits.
+//   - Event loops never block; OnTraffic only copies, decodes and submits,
+//     or runs processors that declared the code non-blocking (InlineProcessor).
 //   - A frame longer than MaxFrameLength or with an impossible length closes
 //     only its own connection.
 //   - Responses carry the request's opaque, the response flag and the

@@ -2,7 +2,6 @@ package remoting
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -181,17 +180,12 @@ func (ep *endpoint) onRequest(ch *Channel, req *codec.RemotingCommand) {
 
 // run executes one processor call on a pool worker and sends its answer.
 func (ep *endpoint) run(p Processor, ctx *Context, req *codec.RemotingCommand) {
-	resp, err := ep.safeProcess(p, ctx, req)
-	if err == nil {
-		ctx.Respond(resp) // nil: deferred or oneway
+	resp, asIs := outcome(ep.safeProcess(p, ctx, req))
+	if asIs {
+		ctx.respondAsIs(resp)
 		return
 	}
-	var re *Error
-	if errors.As(err, &re) {
-		ctx.Respond(codec.NewResponse(re.Code, re.Remark))
-		return
-	}
-	ctx.respondAsIs(codec.NewResponse(code.SystemError, err.Error()))
+	ctx.Respond(resp) // nil: deferred or oneway
 }
 
 func (ep *endpoint) safeProcess(p Processor, ctx *Context, req *codec.RemotingCommand) (resp *codec.RemotingCommand, err error) {

@@ -84,14 +84,33 @@ func (c *Context) Respond(resp *codec.RemotingCommand) {
 // respondAsIs is Respond keeping resp's serialize type: Java's error paths
 // (exception, overload) answer in the server's default, JSON.
 func (c *Context) respondAsIs(resp *codec.RemotingCommand) {
+	if c.claim() {
+		c.write(resp)
+	}
+}
+
+// claim reports whether a response may be sent now: false for oneway
+// requests and after the first response.
+func (c *Context) claim() bool {
 	if c.oneway {
-		return
+		return false
 	}
 	if c.responded.Swap(true) {
 		c.lg.Debug("response already sent", zap.Int32("opaque", c.opaque), zap.Int32("code", c.reqCode))
-		return
+		return false
 	}
-	c.write(resp)
+	return true
+}
+
+func (c *Context) serializeType() codec.SerializeType {
+	c.serMu.Lock()
+	defer c.serMu.Unlock()
+	return c.serialize
+}
+
+func ctxFields(c *Context, err error) []zap.Field {
+	return []zap.Field{zap.String("remoteAddr", c.Channel.remoteAddr), zap.Int32("opaque", c.opaque),
+		zap.Int32("code", c.reqCode), zap.Error(err)}
 }
 
 // write sends resp as the reply regardless of the oneway flag (Java answers

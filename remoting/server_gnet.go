@@ -90,11 +90,14 @@ func (h *gnetHandler) OnTraffic(c gnet.Conn) gnet.Action {
 	data := make([]byte, off)
 	copy(data, buf[:off])
 	_, _ = c.Discard(off)
-	return dispatchFrames(ep, ch, data)
+	return dispatchFrames(ep, ch, c, data)
 }
 
 // dispatchFrames decodes consecutive whole frames and hands them on.
-func dispatchFrames(ep *endpoint, ch *Channel, data []byte) gnet.Action {
+// Requests for inline processors run here and their responses leave in one
+// Conn.Write once all frames are handled.
+func dispatchFrames(ep *endpoint, ch *Channel, c gnet.Conn, data []byte) gnet.Action {
+	out := ch.inlineOut[:0]
 	for len(data) > 0 {
 		n, err := codec.FrameLength(data, ep.maxFrame)
 		if err != nil || n == 0 || n > len(data) {
@@ -105,8 +108,23 @@ func dispatchFrames(ep *endpoint, ch *Channel, data []byte) gnet.Action {
 			ep.lg.Warn("decode frame failed, close the connection", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
 			return gnet.Close
 		}
-		ep.handle(ch, cmd)
 		data = data[n:]
+		if pe, ok := ep.inlineEntry(cmd); ok {
+			out = ep.runInline(pe, newContext(ch, cmd, ep.lg), cmd, out)
+			continue
+		}
+		ep.handle(ch, cmd)
+	}
+	if len(out) > 0 {
+		// Conn.Write copies what the socket does not take at once, so the
+		// buffer is reused for the next read.
+		if _, err := c.Write(out); err != nil {
+			return gnet.Close
+		}
+		ch.touch()
+	}
+	if cap(out) <= maxSpareBuffer {
+		ch.inlineOut = out[:0]
 	}
 	return gnet.None
 }
