@@ -78,6 +78,20 @@ func (p *DefaultRequestProcessor) Codes() []int32 {
 	return out
 }
 
+// Inline implements remoting.InlineProcessor: lookups and liveness updates
+// that only touch the in-memory tables (their locks are never held across
+// I/O) run on the event loop. Route lookups in clusterTest mode may ask other
+// name servers over the network, so they stay on the pool then.
+func (p *DefaultRequestProcessor) Inline(c int32) bool {
+	switch c {
+	case code.GetRouteinfoByTopic:
+		return !p.ns.Config().ClusterTest
+	case code.QueryDataVersion, code.BrokerHeartbeat, code.GetKvConfig:
+		return true
+	}
+	return false
+}
+
 // ProcessRequest dispatches by code. Unknown codes get develop's
 // REQUEST_CODE_NOT_SUPPORTED " request type N not supported" (4.9.8 stays silent).
 func (p *DefaultRequestProcessor) ProcessRequest(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
