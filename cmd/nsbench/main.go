@@ -1,6 +1,8 @@
 // Command nsbench measures GET_ROUTEINFO_BY_TOPIC throughput of a name
 // server: 10 brokers each registering 100 topics, then closed-loop route
-// lookups over N connections. Without -addr it runs an in-process name server
+// lookups over N connections with par requests in flight on each (by default
+// from a lean pipelining client, -client=remoting uses remoting.Client).
+// Without -addr it runs an in-process name server
 // (the RSS printed then covers server and clients).
 package main
 
@@ -12,6 +14,7 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +35,8 @@ func main() {
 	topics := flag.Int("topics", 100, "topics per broker")
 	par := flag.Int("par", 1, "concurrent requests per connection")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the measurement here")
+	client := flag.String("client", "raw", "raw: one goroutine per connection pipelining par requests; remoting: remoting.Client.InvokeSync from par goroutines per connection")
+	serverPID := flag.Int("serverpid", 0, "also print the VmRSS of this process (an external name server)")
 	flag.Parse()
 	if *addr == "" {
 		dir, _ := os.MkdirTemp("", "nsbench")
@@ -61,10 +66,20 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	lat, n := run(*addr, *conns, *par, *topics, *dur)
+	var lat []time.Duration
+	if *client == "remoting" {
+		lat = run(*addr, *conns, *par, *topics, *dur)
+	} else {
+		lat = runRaw(*addr, *conns, *par, *topics, *dur)
+	}
 	slices.Sort(lat)
-	fmt.Printf("GET_ROUTEINFO_BY_TOPIC brokers=%d topics=%d conns=%d par=%d: %d req in %v = %.0f QPS, p50=%v p99=%v, VmRSS=%s\n",
-		*brokers, *topics, *conns, *par, n, *dur, float64(n)/dur.Seconds(), pct(lat, 0.50), pct(lat, 0.99), vmRSS())
+	n := len(lat)
+	fmt.Printf("GET_ROUTEINFO_BY_TOPIC client=%s brokers=%d topics=%d conns=%d par=%d: %d req in %v = %.0f QPS, p50=%v p99=%v, VmRSS=%s",
+		*client, *brokers, *topics, *conns, *par, n, *dur, float64(n)/dur.Seconds(), pct(lat, 0.50), pct(lat, 0.99), vmRSS("self"))
+	if *serverPID > 0 {
+		fmt.Printf(" serverVmRSS=%s", vmRSS(strconv.Itoa(*serverPID)))
+	}
+	fmt.Println()
 }
 
 func register(addr string, brokers, topics int) error {
@@ -91,8 +106,32 @@ func register(addr string, brokers, topics int) error {
 	return nil
 }
 
+// runRaw does closed-loop lookups with par requests in flight on each of
+// conns connections, each driven by one goroutine (see rawLoop).
+func runRaw(addr string, conns, par, topics int, dur time.Duration) []time.Duration {
+	var mu sync.Mutex
+	var all []time.Duration
+	var wg sync.WaitGroup
+	stop := time.Now().Add(dur)
+	for i := 0; i < conns; i++ {
+		wg.Add(1)
+		go func(seed int) {
+			defer wg.Done()
+			lat, err := rawLoop(addr, seed, par, topics, stop)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "lookup failed:", err)
+			}
+			mu.Lock()
+			all = append(all, lat...)
+			mu.Unlock()
+		}(i * 7)
+	}
+	wg.Wait()
+	return all
+}
+
 // run does closed-loop lookups: par goroutines on each of conns connections.
-func run(addr string, conns, par, topics int, dur time.Duration) ([]time.Duration, int) {
+func run(addr string, conns, par, topics int, dur time.Duration) []time.Duration {
 	var mu sync.Mutex
 	var all []time.Duration
 	var wg sync.WaitGroup
@@ -112,7 +151,7 @@ func run(addr string, conns, par, topics int, dur time.Duration) ([]time.Duratio
 		}
 	}
 	wg.Wait()
-	return all, len(all)
+	return all
 }
 
 func loop(c *remoting.Client, addr string, seed, topics int, stop time.Time) []time.Duration {
@@ -137,8 +176,8 @@ func pct(sorted []time.Duration, p float64) time.Duration {
 	return sorted[int(float64(len(sorted)-1)*p)]
 }
 
-func vmRSS() string {
-	f, err := os.Open("/proc/self/status")
+func vmRSS(pid string) string {
+	f, err := os.Open("/proc/" + pid + "/status")
 	if err != nil {
 		return "n/a"
 	}
