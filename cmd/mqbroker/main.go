@@ -38,7 +38,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	cfgs := broker.NewStartupConfigs()
-	if err := loadFile(*confFile, cfgs, stderr); err != nil {
+	if _, err := props.LoadFile(*confFile, stderr, cfgs.Targets()...); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
@@ -67,26 +67,6 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java broker")
 	}
 	return serve(cfgs, lg, stdout, stop)
-}
-
-// loadFile binds the -c properties file onto every config, as Java does.
-func loadFile(path string, cfgs *broker.StartupConfigs, stderr io.Writer) error {
-	if path == "" {
-		return nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	m, err := props.Parse(f)
-	if err != nil {
-		return err
-	}
-	for _, w := range props.Bind(m, cfgs.Targets()...) {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	return nil
 }
 
 func serve(cfgs *broker.StartupConfigs, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {

@@ -67,17 +67,9 @@ func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServ
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Open(path)
+	m, err := props.LoadFile(path, stderr, cfg, netty)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	m, err := props.Parse(f)
-	if err != nil {
-		return nil, err
-	}
-	for _, w := range props.Bind(m, cfg, netty) {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
 	}
 	cfg.ConfigStorePath = path
 	fmt.Fprintf(stdout, "load config properties file OK, %s\n", path)

@@ -40,7 +40,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	cfgs := broker.NewStartupConfigs()
-	if err := loadFile(*confFile, cfgs, stderr); err != nil {
+	if _, err := props.LoadFile(*confFile, stderr, cfgs.Targets()...); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
@@ -98,26 +98,6 @@ func startNamesrv(port int, storeRoot string, lg *zap.Logger) (*namesrv.Namesrv,
 		return nil, err
 	}
 	return ns, ns.Start()
-}
-
-// loadFile binds a broker.conf onto the broker's configs, as mqbroker -c.
-func loadFile(path string, cfgs *broker.StartupConfigs, stderr io.Writer) error {
-	if path == "" {
-		return nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	m, err := props.Parse(f)
-	if err != nil {
-		return err
-	}
-	for _, w := range props.Bind(m, cfgs.Targets()...) {
-		fmt.Fprintf(stderr, "warning: %s\n", w)
-	}
-	return nil
 }
 
 func shutdown(what string, f func(context.Context) error, lg *zap.Logger) {
