@@ -21,12 +21,18 @@ const (
 )
 
 // BenchmarkRemotingRoundTrip drives 64 connections, 16 requests in flight
-// each, against the gnet server and against a goroutine-per-connection
+// each, against the gnet server (processor on a pool, or inline on the event
+// loop) and against a goroutine-per-connection
 // net.Conn server doing the same decode/answer/encode work; compare the
 // req/s metrics of the two sub-benchmarks.
 func BenchmarkRemotingRoundTrip(b *testing.B) {
 	b.Run("gnet", func(b *testing.B) {
-		addr, stop := startBenchGnet(b)
+		addr, stop := startBenchGnet(b, false)
+		defer stop()
+		driveLoad(b, addr)
+	})
+	b.Run("gnetinline", func(b *testing.B) {
+		addr, stop := startBenchGnet(b, true)
 		defer stop()
 		driveLoad(b, addr)
 	})
@@ -38,20 +44,26 @@ func BenchmarkRemotingRoundTrip(b *testing.B) {
 	// The machine is shared and noisy: alternate short rounds against both
 	// servers and report the median of the per-round ratios.
 	b.Run("ratio", func(b *testing.B) {
-		gAddr, gStop := startBenchGnet(b)
+		gAddr, gStop := startBenchGnet(b, false)
 		defer gStop()
+		iAddr, iStop := startBenchGnet(b, true)
+		defer iStop()
 		nAddr, nStop := startBenchBaseline(b)
 		defer nStop()
 		for range b.N {
-			var ratios, gs, ns []float64
+			var ratios, iratios, gs, is, ns []float64
 			for range 5 {
 				g := measureLoad(b, gAddr, 20000)
+				i := measureLoad(b, iAddr, 20000)
 				n := measureLoad(b, nAddr, 20000)
-				gs, ns, ratios = append(gs, g), append(ns, n), append(ratios, g/n)
+				gs, is, ns = append(gs, g), append(is, i), append(ns, n)
+				ratios, iratios = append(ratios, g/n), append(iratios, i/n)
 			}
 			b.ReportMetric(median(gs), "gnet-req/s")
+			b.ReportMetric(median(is), "inline-req/s")
 			b.ReportMetric(median(ns), "net-req/s")
 			b.ReportMetric(median(ratios), "gnet/net")
+			b.ReportMetric(median(iratios), "inline/net")
 		}
 	})
 }
@@ -61,16 +73,23 @@ func median(v []float64) float64 {
 	return v[len(v)/2]
 }
 
-func startBenchGnet(b *testing.B) (string, func()) {
+// startBenchGnet serves HEART_BEAT with an empty SUCCESS, through a pool or
+// inline on the event loop.
+func startBenchGnet(b *testing.B, inline bool) (string, func()) {
 	cfg := NewNettyServerConfig()
 	cfg.ListenAddr = "127.0.0.1:0"
 	s, err := NewServer(cfg, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.RegisterProcessor(code.HeartBeat, ProcessorFunc(func(*Context, *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	answer := func(*Context, *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 		return codec.NewResponse(code.Success, ""), nil
-	}), NewPool("bench", 8, 10000))
+	}
+	var p Processor = ProcessorFunc(answer)
+	if inline {
+		p = InlineProcessorFunc(answer)
+	}
+	s.RegisterProcessor(code.HeartBeat, p, NewPool("bench", 8, 10000))
 	if err := s.Start(); err != nil {
 		b.Fatal(err)
 	}
