@@ -81,8 +81,8 @@ func (b *Broker) pushReply(h *header.SendMessageRequestHeader, m *message.Messag
 	if ch == nil {
 		return "push reply message fail, channel of <" + sender + "> not found.", false
 	}
-	props := newJavaProps(h.Properties)
-	props.put(message.PropertyPushReplyTime, strconv.FormatInt(time.Now().UnixMilli(), 10))
+	props := message.ParseHashMapProperties(h.Properties)
+	props.Put(message.PropertyPushReplyTime, strconv.FormatInt(time.Now().UnixMilli(), 10))
 	ph.Properties = props.String()
 	ctx, cancel := context.WithTimeout(context.Background(), pushReplyTimeout)
 	defer cancel()

@@ -76,11 +76,11 @@ func (b *Broker) consumerSendMsgBack(ctx *remoting.Context, req *codec.RemotingC
 // level (3 + reconsumeTimes unless the consumer chose one), or the DLQ.
 func (b *Broker) buildSendBack(req *codec.RemotingCommand, h *header.ConsumerSendMsgBackRequestHeader,
 	orig *message.MessageExt, newTopic string, queueID, retryMax int32) (*message.MessageExt, *codec.RemotingCommand) {
-	props := newJavaProps(orig.PropertiesString)
-	if props.get(message.PropertyRetryTopic) == "" {
-		props.put(message.PropertyRetryTopic, orig.Topic)
+	props := message.ParseHashMapProperties(orig.PropertiesString)
+	if props.Value(message.PropertyRetryTopic) == "" {
+		props.Put(message.PropertyRetryTopic, orig.Topic)
 	}
-	props.put(message.PropertyWaitStoreMsgOK, "false")
+	props.Put(message.PropertyWaitStoreMsgOK, "false")
 	maxTimes := retryMax
 	if req.Version >= code.VersionV349 && h.MaxReconsumeTimes != nil {
 		maxTimes = *h.MaxReconsumeTimes
@@ -97,9 +97,9 @@ func (b *Broker) buildSendBack(req *codec.RemotingCommand, h *header.ConsumerSen
 	} else if delay == 0 {
 		delay = 3 + orig.ReconsumeTimes
 	}
-	props.put(message.PropertyDelayTimeLevel, strconv.Itoa(int(delay)))
-	if strings.TrimSpace(props.get(message.PropertyOriginMessageID)) == "" {
-		props.put(message.PropertyOriginMessageID, orig.MsgID)
+	props.Put(message.PropertyDelayTimeLevel, strconv.Itoa(int(delay)))
+	if strings.TrimSpace(props.Value(message.PropertyOriginMessageID)) == "" {
+		props.Put(message.PropertyOriginMessageID, orig.MsgID)
 	}
 	return &message.MessageExt{
 		Message:          message.Message{Topic: newTopic, Flag: orig.Flag, Body: orig.Body},

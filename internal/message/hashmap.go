@@ -1,0 +1,128 @@
+package message
+
+import (
+	"slices"
+	"strings"
+)
+
+// HashMapProperties is a message's properties as the java.util.HashMap
+// behind MessageDecoder.string2messageProperties sees them: the entries in
+// insertion order plus the largest size the map reached, which fixes the
+// table capacity and so the order messageProperties2String writes. The
+// broker renders stored properties with it so records are byte-equal to
+// Java's. The zero value is an empty map.
+type HashMapProperties struct {
+	keys, vals []string
+	peak       int // most entries ever held: a HashMap never shrinks
+}
+
+// ParseHashMapProperties is string2messageProperties: a segment needs a
+// name and a value and at least three bytes; a repeated name keeps its
+// first position and takes the last value.
+func ParseHashMapProperties(s string) *HashMapProperties {
+	p := &HashMapProperties{}
+	for s != "" {
+		seg := s
+		if i := strings.IndexByte(s, PropertySeparator); i >= 0 {
+			seg, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		i := strings.IndexByte(seg, NameValueSeparator)
+		if len(seg) < 3 || i <= 0 || i >= len(seg)-1 {
+			continue
+		}
+		p.Put(seg[:i], seg[i+1:])
+	}
+	return p
+}
+
+// Get returns the value of k and whether it is present.
+func (p *HashMapProperties) Get(k string) (string, bool) {
+	if i := slices.Index(p.keys, k); i >= 0 {
+		return p.vals[i], true
+	}
+	return "", false
+}
+
+// Value returns the value of k ("" when absent).
+func (p *HashMapProperties) Value(k string) string {
+	v, _ := p.Get(k)
+	return v
+}
+
+// Put is HashMap.put: a present key keeps its position.
+func (p *HashMapProperties) Put(k, v string) {
+	if i := slices.Index(p.keys, k); i >= 0 {
+		p.vals[i] = v
+		return
+	}
+	p.keys = append(p.keys, k)
+	p.vals = append(p.vals, v)
+	p.peak = max(p.peak, len(p.keys))
+}
+
+// Remove is HashMap.remove (the table never shrinks).
+func (p *HashMapProperties) Remove(k string) {
+	if i := slices.Index(p.keys, k); i >= 0 {
+		p.keys = slices.Delete(p.keys, i, i+1)
+		p.vals = slices.Delete(p.vals, i, i+1)
+	}
+}
+
+// Keys returns the names in insertion order.
+func (p *HashMapProperties) Keys() []string { return slices.Clone(p.keys) }
+
+// Clone returns an independent copy.
+func (p *HashMapProperties) Clone() *HashMapProperties {
+	return &HashMapProperties{keys: slices.Clone(p.keys), vals: slices.Clone(p.vals), peak: p.peak}
+}
+
+// Map returns the properties as a Go map.
+func (p *HashMapProperties) Map() map[string]string {
+	m := make(map[string]string, len(p.keys))
+	for i, k := range p.keys {
+		m[k] = p.vals[i]
+	}
+	return m
+}
+
+// String is messageProperties2String: entries by hash bucket, insertion
+// order within a bucket.
+func (p *HashMapProperties) String() string {
+	capacity := HashMapCapacity(p.peak)
+	idx := make([]int, len(p.keys))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return HashMapBucket(p.keys[a], capacity) - HashMapBucket(p.keys[b], capacity)
+	})
+	var sb strings.Builder
+	for n, i := range idx {
+		if n > 0 {
+			sb.WriteByte(PropertySeparator)
+		}
+		sb.WriteString(p.keys[i])
+		sb.WriteByte(NameValueSeparator)
+		sb.WriteString(p.vals[i])
+	}
+	return sb.String()
+}
+
+// HashMapCapacity is the table size of a default java.util.HashMap
+// (16 buckets, load factor 0.75) after n insertions.
+func HashMapCapacity(n int) int {
+	c := 16
+	for n > c*3/4 {
+		c <<= 1
+	}
+	return c
+}
+
+// HashMapBucket is HashMap's bucket index of a String key in a table of
+// capacity buckets (a power of two).
+func HashMapBucket(k string, capacity int) int {
+	h := uint32(JavaStringHash(k))
+	return int((h ^ h>>16) & uint32(capacity-1))
+}
