@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/rocketmq-go/rmq/broker/store"
@@ -48,6 +50,11 @@ type testNode struct {
 	// tail: store.TruncateCommitLog does not prune the index (reported to
 	// the store owners); consume queues are still checked strictly.
 	staleIndexOK bool
+	// transferStarts counts the master's "ha transfer starts" log entries:
+	// the writer has fixed where a slave's stream begins. Nothing else
+	// exposes that moment, and a test that writes before it races Java's
+	// "an empty slave gets the master's last file" rule.
+	transferStarts atomic.Int32
 }
 
 func haConfig(cfg *store.MessageStoreConfig) Config {
@@ -77,7 +84,12 @@ func newNode(t testing.TB, dir string, role store.BrokerRole) *testNode {
 func (n *testNode) open(adjust ...func(*Config)) {
 	t := n.t
 	t.Helper()
-	lg := zaptest.NewLogger(t)
+	lg := zaptest.NewLogger(t, zaptest.WrapOptions(zap.Hooks(func(e zapcore.Entry) error {
+		if e.Message == "ha transfer starts" {
+			n.transferStarts.Add(1)
+		}
+		return nil
+	})))
 	st, err := store.Open(n.cfg, lg.Named("store"))
 	if err != nil {
 		t.Fatal(err)
