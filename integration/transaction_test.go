@@ -57,7 +57,10 @@ func (l *txListener) checked(body string) int {
 // (CHECK_TRANSACTION_STATE → END_TRANSACTION fromTransactionCheck commit).
 func TestTransactionGoClientCommitRollbackAndCheck(t *testing.T) {
 	e := newConsumeEnv(t, func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) {
-		c.TransactionCheckInterval = 500
+		// A check the producer has not answered by the next pass is sent
+		// again (as in Java), and two answers commit twice: 2 s leaves a
+		// loaded machine running -race room to answer within a pass.
+		c.TransactionCheckInterval = 2000
 		c.TransactionTimeOut = 3000 // as the golden run; resolved halves never look overdue
 	})
 	l := &txListener{checks: map[string]int{}}
