@@ -66,18 +66,22 @@ func main() {
 			defer pprof.StopCPUProfile()
 		}
 	}
+	srvPID := strconv.Itoa(*serverPID)
+	selfCPU0, srvCPU0 := cpuTime("self"), cpuTime(srvPID)
 	var lat []time.Duration
 	if *client == "remoting" {
 		lat = run(*addr, *conns, *par, *topics, *dur)
 	} else {
 		lat = runRaw(*addr, *conns, *par, *topics, *dur)
 	}
+	selfCPU1, srvCPU1 := cpuTime("self"), cpuTime(srvPID)
 	slices.Sort(lat)
 	n := len(lat)
 	fmt.Printf("GET_ROUTEINFO_BY_TOPIC client=%s brokers=%d topics=%d conns=%d par=%d: %d req in %v = %.0f QPS, p50=%v p99=%v, VmRSS=%s",
 		*client, *brokers, *topics, *conns, *par, n, *dur, float64(n)/dur.Seconds(), pct(lat, 0.50), pct(lat, 0.99), vmRSS("self"))
+	fmt.Printf(" cpu/req=%s", perRequest(selfCPU0, selfCPU1, n))
 	if *serverPID > 0 {
-		fmt.Printf(" serverVmRSS=%s", vmRSS(strconv.Itoa(*serverPID)))
+		fmt.Printf(" serverVmRSS=%s serverCPU/req=%s", vmRSS(srvPID), perRequest(srvCPU0, srvCPU1, n))
 	}
 	fmt.Println()
 }
