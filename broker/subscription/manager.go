@@ -1,7 +1,6 @@
 package subscription
 
 import (
-	"maps"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -9,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/broker/configtable"
 	"github.com/rocketmq-go/rmq/remoting/body"
 )
 
@@ -37,10 +37,7 @@ type Manager struct {
 
 	persistMu sync.Mutex // serializes Persist
 	mu        sync.Mutex // guards table, order, version
-	table     map[string]body.SubscriptionGroupConfig
-	order     []string // insertion order, for Java bucket tie-breaks
-	peak      int      // most entries ever held: Java tables never shrink
-	version   body.DataVersion
+	tab       configtable.Table[body.SubscriptionGroupConfig]
 }
 
 // New returns a manager holding Java's default groups, persisting to path
@@ -50,13 +47,12 @@ func New(path string, autoCreate bool, lg *zap.Logger) *Manager {
 		lg = zap.NewNop()
 	}
 	m := &Manager{
-		path:  path,
-		lg:    lg,
-		now:   func() int64 { return time.Now().UnixMilli() },
-		table: map[string]body.SubscriptionGroupConfig{},
+		path: path,
+		lg:   lg,
+		now:  func() int64 { return time.Now().UnixMilli() },
 	}
 	m.autoCreate.Store(autoCreate)
-	m.version = body.DataVersion{Timestamp: m.now()}
+	m.tab.Version = body.DataVersion{Timestamp: m.now()}
 	for _, g := range []string{ToolsConsumerGroup, FiltersrvConsumerGroup, SelfTestConsumerGroup} {
 		m.put(body.NewSubscriptionGroupConfig(g))
 	}
@@ -73,25 +69,18 @@ func (m *Manager) SetAutoCreateSubscriptionGroup(v bool) { m.autoCreate.Store(v)
 
 // put stores c under its group name; callers hold mu (or own m exclusively).
 func (m *Manager) put(c body.SubscriptionGroupConfig) (old body.SubscriptionGroupConfig, existed bool) {
-	old, existed = m.table[c.GroupName]
-	if !existed {
-		m.peak = max(m.peak, len(m.table)+1)
-		m.order = append(m.order, c.GroupName)
-	}
-	m.table[c.GroupName] = c
-	return old, existed
+	return m.tab.Put(c.GroupName, c)
 }
 
 func (m *Manager) nextVersion() {
-	m.version.Timestamp = m.now()
-	m.version.Counter++
+	m.tab.NextVersion(m.now())
 }
 
 // Get returns the group's config without auto-creating it.
 func (m *Manager) Get(group string) (body.SubscriptionGroupConfig, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c, ok := m.table[group]
+	c, ok := m.tab.Entries[group]
 	return c, ok
 }
 
@@ -101,7 +90,7 @@ func (m *Manager) Get(group string) (body.SubscriptionGroupConfig, bool) {
 // ok is false when the group neither exists nor may be created.
 func (m *Manager) FindSubscriptionGroupConfig(group string) (body.SubscriptionGroupConfig, bool) {
 	m.mu.Lock()
-	c, ok := m.table[group]
+	c, ok := m.tab.Entries[group]
 	if ok || !(m.autoCreate.Load() || IsSysConsumerGroup(group)) {
 		m.mu.Unlock()
 		return c, ok
@@ -136,9 +125,9 @@ func (m *Manager) UpdateSubscriptionGroupConfig(c body.SubscriptionGroupConfig) 
 func (m *Manager) DisableConsume(group string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if c, ok := m.table[group]; ok {
+	if c, ok := m.tab.Entries[group]; ok {
 		c.ConsumeEnable = false
-		m.table[group] = c
+		m.tab.Entries[group] = c
 		m.nextVersion()
 	}
 }
@@ -147,10 +136,8 @@ func (m *Manager) DisableConsume(group string) {
 // and reports whether it existed.
 func (m *Manager) DeleteSubscriptionGroupConfig(group string) bool {
 	m.mu.Lock()
-	_, ok := m.table[group]
+	ok := m.tab.Delete(group)
 	if ok {
-		delete(m.table, group)
-		m.order = removeString(m.order, group)
 		m.nextVersion()
 	}
 	m.mu.Unlock()
@@ -163,39 +150,28 @@ func (m *Manager) DeleteSubscriptionGroupConfig(group string) bool {
 	return ok
 }
 
-func removeString(s []string, v string) []string {
-	for i, x := range s {
-		if x == v {
-			return append(s[:i], s[i+1:]...)
-		}
-	}
-	return s
-}
-
 // DataVersion returns the current data version.
 func (m *Manager) DataVersion() body.DataVersion {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.version
+	return m.tab.Version
 }
 
 // Snapshot returns a copy of the table.
 func (m *Manager) Snapshot() map[string]body.SubscriptionGroupConfig {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return maps.Clone(m.table)
+	return m.tab.Clone()
 }
 
 // Wrapper returns the GET_ALL_SUBSCRIPTIONGROUP_CONFIG body, in Java order.
 func (m *Manager) Wrapper() *body.SubscriptionGroupWrapper {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	order := append([]string(nil), m.order...)
-	order = body.JavaHashOrder(order, body.JavaStringHash, body.ConcurrentHashMapTableSize(javaTableCapacity, m.peak))
 	return &body.SubscriptionGroupWrapper{
-		SubscriptionGroupTable: maps.Clone(m.table),
-		DataVersion:            m.version,
-		Order:                  order,
+		SubscriptionGroupTable: m.tab.Clone(),
+		DataVersion:            m.tab.Version,
+		Order:                  m.tab.JavaOrder(),
 	}
 }
 
@@ -204,8 +180,3 @@ func (m *Manager) Encode() []byte {
 	w := m.Wrapper()
 	return w.Encode()
 }
-
-// javaTableCapacity is the initial capacity of the Java ConcurrentHashMap
-// behind the table; its size (2048 slots until 1536 entries, then
-// doubling, never shrinking) decides the order fastjson writes.
-const javaTableCapacity = 1024

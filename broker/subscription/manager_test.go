@@ -77,7 +77,7 @@ func TestSubscriptionGroupDefaultsMatchJava(t *testing.T) {
 	if m.DataVersion().Counter != 0 {
 		t.Fatal("fresh version counter must be 0")
 	}
-	m.version.Timestamp = gw.DataVersion.Timestamp // the only machine-dependent value
+	m.tab.Version.Timestamp = gw.DataVersion.Timestamp // the only machine-dependent value
 	if got := m.Encode(); !bytes.Equal(got, golden) {
 		t.Fatalf("defaults differ:\n got %s\nwant %s", got, golden)
 	}

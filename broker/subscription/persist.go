@@ -23,12 +23,9 @@ func (m *Manager) decode(data []byte) error {
 		if c.GroupName == "" {
 			c.GroupName = g
 		}
-		m.table[g] = c
-		if !contains(m.order, g) {
-			m.order = append(m.order, g)
-		}
+		m.tab.Put(g, c)
 	}
-	m.version = w.DataVersion
+	m.tab.Version = w.DataVersion
 	return nil
 }
 
@@ -37,15 +34,6 @@ func (m *Manager) decode(data []byte) error {
 func fileOrder(t map[string]body.SubscriptionGroupConfig) []string {
 	w := body.SubscriptionGroupWrapper{SubscriptionGroupTable: t}
 	return w.Groups()
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // Load merges subscriptionGroup.json (or its .bak) over the default groups.
@@ -72,18 +60,11 @@ func (m *Manager) persistLogged() {
 // the file persisted. It reports whether anything changed.
 func (m *Manager) SyncFromMaster(w *body.SubscriptionGroupWrapper) bool {
 	m.mu.Lock()
-	if m.version == w.DataVersion {
-		m.mu.Unlock()
+	changed := m.tab.Sync(w.DataVersion, w.Groups(), w.SubscriptionGroupTable)
+	m.mu.Unlock()
+	if !changed {
 		return false
 	}
-	m.version = w.DataVersion
-	m.table = make(map[string]body.SubscriptionGroupConfig, len(w.SubscriptionGroupTable))
-	m.order = m.order[:0]
-	for _, g := range w.Groups() {
-		m.table[g] = w.SubscriptionGroupTable[g]
-		m.order = append(m.order, g)
-	}
-	m.mu.Unlock()
 	m.persistLogged()
 	return true
 }

@@ -1,13 +1,13 @@
 package topic
 
 import (
-	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/broker/configtable"
 	"github.com/rocketmq-go/rmq/remoting/body"
 )
 
@@ -33,10 +33,7 @@ type Manager struct {
 
 	persistMu    sync.Mutex // serializes Persist
 	mu           sync.Mutex // guards everything below
-	table        map[string]body.TopicConfig
-	order        []string // insertion order, for Java bucket tie-breaks
-	peak         int      // most entries ever held: Java tables never shrink
-	version      body.DataVersion
+	tab          configtable.Table[body.TopicConfig]
 	systemTopics map[string]bool // topics added by addSystemTopic at construction
 }
 
@@ -50,11 +47,10 @@ func New(opts Options, path string, lg *zap.Logger) *Manager {
 		path:         path,
 		lg:           lg,
 		now:          func() int64 { return time.Now().UnixMilli() },
-		table:        map[string]body.TopicConfig{},
 		systemTopics: map[string]bool{},
 	}
 	m.autoCreate.Store(opts.AutoCreateTopicEnable)
-	m.version = body.DataVersion{Timestamp: m.now()}
+	m.tab.Version = body.DataVersion{Timestamp: m.now()}
 	m.addSystemTopics(opts)
 	return m
 }
@@ -92,18 +88,11 @@ func withRW(enable bool) int32 {
 
 // put stores tc; callers hold mu (or own m exclusively).
 func (m *Manager) put(tc body.TopicConfig) (old body.TopicConfig, existed bool) {
-	old, existed = m.table[tc.TopicName]
-	if !existed {
-		m.peak = max(m.peak, len(m.table)+1)
-		m.order = append(m.order, tc.TopicName)
-	}
-	m.table[tc.TopicName] = tc
-	return old, existed
+	return m.tab.Put(tc.TopicName, tc)
 }
 
 func (m *Manager) nextVersion() {
-	m.version.Timestamp = m.now()
-	m.version.Counter++
+	m.tab.NextVersion(m.now())
 }
 
 // SetAutoCreateTopicEnable follows a live autoCreateTopicEnable change.
@@ -124,7 +113,7 @@ func (m *Manager) notifyChange() {
 func (m *Manager) SelectTopicConfig(topic string) *body.TopicConfig {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	tc, ok := m.table[topic]
+	tc, ok := m.tab.Entries[topic]
 	if !ok {
 		return nil
 	}
@@ -142,11 +131,11 @@ func (m *Manager) SelectTopicConfig(topic string) *body.TopicConfig {
 func (m *Manager) CreateTopicInSendMessageMethod(topic, defaultTopic, remoteAddr string,
 	clientDefaultTopicQueueNums, topicSysFlag int32) (tc *body.TopicConfig, created bool) {
 	m.mu.Lock()
-	if cur, ok := m.table[topic]; ok {
+	if cur, ok := m.tab.Entries[topic]; ok {
 		m.mu.Unlock()
 		return &cur, false
 	}
-	def, ok := m.table[defaultTopic]
+	def, ok := m.tab.Entries[defaultTopic]
 	if !ok {
 		m.mu.Unlock()
 		m.lg.Error("create new topic failed, default topic not exist",
@@ -155,7 +144,7 @@ func (m *Manager) CreateTopicInSendMessageMethod(topic, defaultTopic, remoteAddr
 	}
 	if defaultTopic == AutoCreateTopicKeyTopic && !m.autoCreate.Load() {
 		def.Perm = PermRead | PermWrite
-		m.table[defaultTopic] = def
+		m.tab.Entries[defaultTopic] = def
 	}
 	if !IsInherited(def.Perm) {
 		m.mu.Unlock()
@@ -184,7 +173,7 @@ func (m *Manager) CreateTopicInSendMessageMethod(topic, defaultTopic, remoteAddr
 // one with the given queue number, perm and sys flag.
 func (m *Manager) CreateTopicInSendMessageBackMethod(topic string, clientDefaultTopicQueueNums, perm, topicSysFlag int32) (tc *body.TopicConfig, created bool) {
 	m.mu.Lock()
-	if cur, ok := m.table[topic]; ok {
+	if cur, ok := m.tab.Entries[topic]; ok {
 		m.mu.Unlock()
 		return &cur, false
 	}
@@ -217,7 +206,7 @@ func (m *Manager) UpdateTopicUnitSubFlag(topic string, hasUnitSub bool) bool {
 
 func (m *Manager) updateSysFlag(topic string, bit int32, set bool) bool {
 	m.mu.Lock()
-	tc, ok := m.table[topic]
+	tc, ok := m.tab.Entries[topic]
 	if !ok {
 		m.mu.Unlock()
 		return false
@@ -227,7 +216,7 @@ func (m *Manager) updateSysFlag(topic string, bit int32, set bool) bool {
 	} else {
 		tc.TopicSysFlag &^= bit
 	}
-	m.table[topic] = tc
+	m.tab.Entries[topic] = tc
 	m.nextVersion()
 	m.mu.Unlock()
 	m.persistLogged()
@@ -260,11 +249,11 @@ func (m *Manager) UpdateOrderTopicConfig(orderTopics map[string]string) {
 	}
 	m.mu.Lock()
 	changed := false
-	for name, tc := range m.table {
+	for name, tc := range m.tab.Entries {
 		_, want := orderTopics[name]
 		if tc.Order != want {
 			tc.Order = want
-			m.table[name] = tc
+			m.tab.Entries[name] = tc
 			changed = true
 		}
 	}
@@ -281,22 +270,15 @@ func (m *Manager) UpdateOrderTopicConfig(orderTopics map[string]string) {
 func (m *Manager) IsOrderTopic(topic string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.table[topic].Order
+	return m.tab.Entries[topic].Order
 }
 
 // DeleteTopicConfig removes a topic (DELETE_TOPIC_IN_BROKER) and reports
 // whether it existed.
 func (m *Manager) DeleteTopicConfig(topic string) bool {
 	m.mu.Lock()
-	_, ok := m.table[topic]
+	ok := m.tab.Delete(topic)
 	if ok {
-		delete(m.table, topic)
-		for i, name := range m.order {
-			if name == topic {
-				m.order = append(m.order[:i], m.order[i+1:]...)
-				break
-			}
-		}
 		m.nextVersion()
 	}
 	m.mu.Unlock()
@@ -313,12 +295,12 @@ func (m *Manager) DeleteTopicConfig(topic string) bool {
 func (m *Manager) DataVersion() body.DataVersion {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.version
+	return m.tab.Version
 }
 
 // Snapshot returns a copy of the table.
 func (m *Manager) Snapshot() map[string]body.TopicConfig {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return maps.Clone(m.table)
+	return m.tab.Clone()
 }

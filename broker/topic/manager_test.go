@@ -7,7 +7,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -93,7 +92,7 @@ func TestTopicConfigStartTopicsMatchJava(t *testing.T) {
 	if m.DataVersion().Counter != gw.DataVersion.Counter {
 		t.Fatalf("counter %d want %d", m.DataVersion().Counter, gw.DataVersion.Counter)
 	}
-	m.version.Timestamp = gw.DataVersion.Timestamp
+	m.tab.Version.Timestamp = gw.DataVersion.Timestamp
 	if got := m.Encode(); !bytes.Equal(got, golden) {
 		t.Fatalf("differs:\n got %s\nwant %s", got, golden)
 	}
@@ -408,8 +407,7 @@ func TestTopicConfigOrderAfterJavaTableGrowth(t *testing.T) {
 	for name := range m.Snapshot() {
 		if strings.HasPrefix(name, "T") && !strings.HasSuffix(name, "7") {
 			m.mu.Lock()
-			delete(m.table, name)
-			m.order = slices.DeleteFunc(m.order, func(s string) bool { return s == name })
+			m.tab.Delete(name)
 			m.mu.Unlock()
 		} else {
 			kept++

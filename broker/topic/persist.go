@@ -10,11 +10,6 @@ import (
 	"github.com/rocketmq-go/rmq/remoting/body"
 )
 
-// javaTableCapacity is the initial capacity of the Java ConcurrentHashMap
-// behind the table; its size (2048 slots until 1536 entries, then
-// doubling, never shrinking) decides the order fastjson writes.
-const javaTableCapacity = 1024
-
 // Path returns the file the table persists to.
 func (m *Manager) Path() string { return m.path }
 
@@ -28,20 +23,11 @@ func (m *Manager) BuildTopicConfigSerializeWrapper() *body.TopicConfigSerializeW
 }
 
 func (m *Manager) wrapperLocked() *body.TopicConfigSerializeWrapper {
-	order := append([]string(nil), m.order...)
 	return &body.TopicConfigSerializeWrapper{
-		TopicConfigTable: cloneTable(m.table),
-		DataVersion:      m.version,
-		Order:            body.JavaHashOrder(order, body.JavaStringHash, body.ConcurrentHashMapTableSize(javaTableCapacity, m.peak)),
+		TopicConfigTable: m.tab.Clone(),
+		DataVersion:      m.tab.Version,
+		Order:            m.tab.JavaOrder(),
 	}
-}
-
-func cloneTable(t map[string]body.TopicConfig) map[string]body.TopicConfig {
-	out := make(map[string]body.TopicConfig, len(t))
-	for k, v := range t {
-		out[k] = v
-	}
-	return out
 }
 
 // Encode is encode(false): the compact GET_ALL_TOPIC_CONFIG body.
@@ -64,7 +50,7 @@ func (m *Manager) decode(data []byte) error {
 		}
 		m.put(tc)
 	}
-	m.version = w.DataVersion
+	m.tab.Version = w.DataVersion
 	return nil
 }
 
@@ -92,17 +78,11 @@ func (m *Manager) persistLogged() {
 // whether anything changed.
 func (m *Manager) SyncFromMaster(w *body.TopicConfigSerializeWrapper) bool {
 	m.mu.Lock()
-	if m.version == w.DataVersion {
-		m.mu.Unlock()
+	changed := m.tab.Sync(w.DataVersion, w.Topics(), w.TopicConfigTable)
+	m.mu.Unlock()
+	if !changed {
 		return false
 	}
-	m.version = w.DataVersion
-	m.table = make(map[string]body.TopicConfig, len(w.TopicConfigTable))
-	m.order = m.order[:0]
-	for _, name := range w.Topics() {
-		m.put(w.TopicConfigTable[name])
-	}
-	m.mu.Unlock()
 	m.persistLogged()
 	return true
 }

@@ -1,0 +1,17 @@
+// Package configtable is the in-memory half shared by the broker's two
+// versioned JSON tables, TopicConfigManager (topics.json) and
+// SubscriptionGroupManager (subscriptionGroup.json): a name → config map
+// with its DataVersion, plus what decides fastjson's write order of the
+// Java ConcurrentHashMap behind it — the insertion order (bucket
+// tie-breaks) and the most entries the map ever held (Java tables grow and
+// never shrink).
+//
+// Invariants: Order lists exactly the keys of Entries, each once, in
+// insertion order; Peak >= len(Entries). A Table is not safe for
+// concurrent use: its owner guards it with its own mutex.
+//
+//	var t configtable.Table[body.TopicConfig]
+//	t.Put("TopicTest", tc)
+//	t.NextVersion(time.Now().UnixMilli())
+//	order := t.JavaOrder() // the order GET_ALL_TOPIC_CONFIG writes
+package configtable
