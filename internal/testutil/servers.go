@@ -54,6 +54,10 @@ type BrokerOption = func(*broker.BrokerConfig, *store.MessageStoreConfig)
 // NewBrokerConfigs returns the configuration StartBroker uses: brokerIP1/2
 // 127.0.0.1, broker "broker-a" of DefaultCluster registering with nsAddr
 // (may be empty), store in a fresh t.TempDir() with 64 MiB CommitLog files.
+// BrokerFastFailure's send-queue wait (Java's 200 ms) and page-cache busy
+// bound (1 s) are raised to 10 s: on a loaded CI machine running -race a
+// request can sit that long in a queue, and SYSTEM_BUSY would then answer
+// tests that are not about flow control. opts may set them back.
 func NewBrokerConfigs(t testing.TB, nsAddr string, opts ...BrokerOption) (*broker.BrokerConfig, *store.MessageStoreConfig) {
 	t.Helper()
 	cfg := broker.NewBrokerConfig()
@@ -65,6 +69,8 @@ func NewBrokerConfigs(t testing.TB, nsAddr string, opts ...BrokerOption) (*broke
 	scfg.StorePathCommitLog = ""
 	scfg.MappedFileSizeCommitLog = 64 << 20
 	scfg.HAListenPort = 0 // ephemeral once broker/ha listens
+	cfg.WaitTimeMillsInSendQueue = 10_000
+	scfg.OSPageCacheBusyTimeOutMills = 10_000
 	for _, o := range opts {
 		o(cfg, scfg)
 	}
