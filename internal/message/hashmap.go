@@ -17,23 +17,11 @@ type HashMapProperties struct {
 }
 
 // ParseHashMapProperties is string2messageProperties: a segment needs a
-// name and a value and at least three bytes; a repeated name keeps its
-// first position and takes the last value.
+// non-empty name and value; a repeated name keeps its first position and
+// takes the last value.
 func ParseHashMapProperties(s string) *HashMapProperties {
 	p := &HashMapProperties{}
-	for s != "" {
-		seg := s
-		if i := strings.IndexByte(s, PropertySeparator); i >= 0 {
-			seg, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
-		i := strings.IndexByte(seg, NameValueSeparator)
-		if len(seg) < 3 || i <= 0 || i >= len(seg)-1 {
-			continue
-		}
-		p.Put(seg[:i], seg[i+1:])
-	}
+	eachProperty(s, p.Put)
 	return p
 }
 

@@ -10,6 +10,13 @@ import (
 // name and value are both non-empty; later duplicates win.
 func UnmarshalProperties(s string) map[string]string {
 	m := make(map[string]string)
+	eachProperty(s, func(name, value string) { m[name] = value })
+	return m
+}
+
+// eachProperty calls fn for every segment of s that string2messageProperties
+// keeps (a non-empty name and a non-empty value), in order.
+func eachProperty(s string, fn func(name, value string)) {
 	for len(s) > 0 {
 		seg := s
 		if i := strings.IndexByte(s, PropertySeparator); i >= 0 {
@@ -21,9 +28,8 @@ func UnmarshalProperties(s string) map[string]string {
 		if i <= 0 || i >= len(seg)-1 {
 			continue
 		}
-		m[seg[:i]] = seg[i+1:]
+		fn(seg[:i], seg[i+1:])
 	}
-	return m
 }
 
 // MarshalProperties renders m as Java's messageProperties2String does
