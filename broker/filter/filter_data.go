@@ -4,6 +4,7 @@ package filter
 // the same names (broker/filter), without the bloom filter.
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"sync"
@@ -169,7 +170,7 @@ func (m *ConsumerFilterManager) GetByGroup(group string) []*ConsumerFilterData {
 			out = append(out, &c)
 		}
 	}
-	slices.SortFunc(out, func(a, b *ConsumerFilterData) int { return compareStrings(a.Topic, b.Topic) })
+	slices.SortFunc(out, func(a, b *ConsumerFilterData) int { return cmp.Compare(a.Topic, b.Topic) })
 	return out
 }
 
@@ -182,7 +183,7 @@ func (m *ConsumerFilterManager) GetByTopic(topic string) []*ConsumerFilterData {
 		c := *d
 		out = append(out, &c)
 	}
-	slices.SortFunc(out, func(a, b *ConsumerFilterData) int { return compareStrings(a.ConsumerGroup, b.ConsumerGroup) })
+	slices.SortFunc(out, func(a, b *ConsumerFilterData) int { return cmp.Compare(a.ConsumerGroup, b.ConsumerGroup) })
 	return out
 }
 
@@ -202,16 +203,6 @@ func (m *ConsumerFilterManager) Clean(span time.Duration) {
 			delete(m.byTopic, topic)
 		}
 	}
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // errNoData is returned by Decode for a body without filterDataByTopic.

@@ -1,6 +1,7 @@
 package filter
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -163,21 +164,11 @@ func convertString(s string, to kind) (value, error) {
 func compareSame(l, r value) int {
 	switch l.k {
 	case kindBool, kindInt, kindLong:
-		return cmpInt64(l.n, r.n)
+		return cmp.Compare(l.n, r.n)
 	case kindDouble:
 		return javaDoubleCompare(l.f, r.f)
 	case kindString:
 		return strings.Compare(l.s, r.s)
-	}
-	return 0
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
 	}
 	return 0
 }
@@ -191,7 +182,7 @@ func javaDoubleCompare(a, b float64) int {
 		return 1
 	}
 	ab, bb := javaDoubleBits(a), javaDoubleBits(b)
-	return cmpInt64(ab, bb)
+	return cmp.Compare(ab, bb)
 }
 
 func javaDoubleBits(f float64) int64 {

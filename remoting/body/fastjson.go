@@ -1,11 +1,14 @@
 package body
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/rocketmq-go/rmq/internal/message"
 )
 
 // ErrBadJSON wraps every Normalize failure.
@@ -393,20 +396,9 @@ func AppendStringList(dst []byte, list []string, browserCompatible bool) []byte 
 	return append(dst, ']')
 }
 
-// JavaStringHash is java.lang.String.hashCode (over UTF-16 units).
-func JavaStringHash(s string) int32 {
-	var h int32
-	for _, r := range s {
-		if r >= 0x10000 {
-			r -= 0x10000
-			h = 31*h + 0xD800 + (r >> 10)
-			h = 31*h + 0xDC00 + (r & 0x3FF)
-			continue
-		}
-		h = 31*h + r
-	}
-	return h
-}
+// JavaStringHash is java.lang.String.hashCode (over UTF-16 units), the
+// one in package message.
+func JavaStringHash(s string) int32 { return message.JavaStringHash(s) }
 
 // javaSpread is HashMap.hash: the high half folded into the low half.
 func javaSpread(h int32) uint32 {
@@ -440,19 +432,10 @@ func SortJavaHashOrder(keys []string, capacities ...int) {
 		for _, c := range capacities {
 			m := uint32(c - 1)
 			if x, y := ha&m, hb&m; x != y {
-				if x < y {
-					return -1
-				}
-				return 1
+				return cmp.Compare(x, y)
 			}
 		}
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a, b)
 	})
 }
 
@@ -465,17 +448,8 @@ func SortJavaLongKeys(keys []int64, capacity int) {
 		ha := javaSpread(int32(a ^ a>>32))
 		hb := javaSpread(int32(b ^ b>>32))
 		if x, y := ha&m, hb&m; x != y {
-			if x < y {
-				return -1
-			}
-			return 1
+			return cmp.Compare(x, y)
 		}
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
+		return cmp.Compare(a, b)
 	})
 }

@@ -1,6 +1,7 @@
 package body
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -201,24 +202,14 @@ func JavaHashOrder[K any](keys []K, hash func(K) int32, n int) []K {
 func MessageQueueOrder(mqs []MessageQueue) []MessageQueue {
 	slices.SortFunc(mqs, func(a, b MessageQueue) int {
 		if a.Topic != b.Topic {
-			return compareStr(a.Topic, b.Topic)
+			return cmp.Compare(a.Topic, b.Topic)
 		}
 		if a.BrokerName != b.BrokerName {
-			return compareStr(a.BrokerName, b.BrokerName)
+			return cmp.Compare(a.BrokerName, b.BrokerName)
 		}
 		return int(a.QueueID) - int(b.QueueID)
 	})
 	return JavaHashOrder(mqs, MessageQueue.HashCode, JavaHashMapCapacity(len(mqs), 16))
-}
-
-func compareStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // AppendJavaDouble formats f as fastjson writes a double (shortest repr in
