@@ -16,8 +16,8 @@ import (
 // write, no goroutine wake-up per request. Java has no equivalent (every
 // request goes through the processor's executor); clients cannot tell.
 //
-// Inline must be cheap and must not change its answer while the server runs.
-// Requests with codes for which Inline is false go to the processor's pool
+// Inline is asked for every request, so it must be cheap; its answer may
+// follow live configuration (the name server's clusterTest mode). Requests with codes for which Inline is false go to the processor's pool
 // as usual, and so do all requests on Client endpoints.
 type InlineProcessor interface {
 	Processor
