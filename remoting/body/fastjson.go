@@ -156,23 +156,7 @@ func validJSONNumber(b []byte) bool {
 }
 
 func (n *normalizer) object(depth int) error {
-	n.pos++ // '{'
-	n.out = append(n.out, '{')
-	for first := true; ; first = false {
-		n.skipWS()
-		if n.peek() == '}' {
-			n.pos++
-			n.out = append(n.out, '}')
-			return nil
-		}
-		if !first {
-			if n.peek() != ',' {
-				return n.fail("expected ',' in object")
-			}
-			n.pos++
-			n.out = append(n.out, ',')
-			n.skipWS()
-		}
+	return n.sequence('}', "expected ',' in object", func() error {
 		if err := n.key(depth); err != nil {
 			return err
 		}
@@ -183,7 +167,31 @@ func (n *normalizer) object(depth int) error {
 		n.pos++
 		n.out = append(n.out, ':')
 		n.skipWS()
-		if err := n.value(depth + 1); err != nil {
+		return n.value(depth + 1)
+	})
+}
+
+// sequence copies the container opening at pos ('{' or '['), reading its
+// comma-separated elements with elem up to the closing byte end.
+func (n *normalizer) sequence(end byte, missingComma string, elem func() error) error {
+	n.out = append(n.out, n.in[n.pos])
+	n.pos++
+	for first := true; ; first = false {
+		n.skipWS()
+		if n.peek() == end {
+			n.pos++
+			n.out = append(n.out, end)
+			return nil
+		}
+		if !first {
+			if n.peek() != ',' {
+				return n.fail(missingComma)
+			}
+			n.pos++
+			n.out = append(n.out, ',')
+			n.skipWS()
+		}
+		if err := elem(); err != nil {
 			return err
 		}
 	}
@@ -226,27 +234,7 @@ func isIdentStart(c byte) bool {
 func isIdentPart(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
 
 func (n *normalizer) array(depth int) error {
-	n.pos++ // '['
-	n.out = append(n.out, '[')
-	for first := true; ; first = false {
-		n.skipWS()
-		if n.peek() == ']' {
-			n.pos++
-			n.out = append(n.out, ']')
-			return nil
-		}
-		if !first {
-			if n.peek() != ',' {
-				return n.fail("expected ',' in array")
-			}
-			n.pos++
-			n.out = append(n.out, ',')
-			n.skipWS()
-		}
-		if err := n.value(depth + 1); err != nil {
-			return err
-		}
-	}
+	return n.sequence(']', "expected ',' in array", func() error { return n.value(depth + 1) })
 }
 
 // str decodes one quoted string (either quote character) at pos.
