@@ -111,16 +111,7 @@ func (r *ResetOffsetBody) Encode() []byte {
 	w.open()
 	if r.OffsetTable != nil {
 		w.key("offsetTable")
-		w.b = append(w.b, '{')
-		for i, mq := range MessageQueueOrder(keysOf(r.OffsetTable)) {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			mq.appendJSON(w)
-			w.b = append(w.b, ':')
-			w.b = strconv.AppendInt(w.b, r.OffsetTable[mq], 10)
-		}
-		w.b = append(w.b, '}')
+		appendMQKeyedMap(w, r.OffsetTable, func(v int64) { w.b = strconv.AppendInt(w.b, v, 10) })
 	}
 	w.close()
 	return w.b

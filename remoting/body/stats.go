@@ -1,7 +1,6 @@
 package body
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strconv"
@@ -58,21 +57,13 @@ func (t *TopicStatsTable) Encode() []byte {
 	w := &beanWriter{}
 	w.open()
 	w.key("offsetTable")
-	w.b = append(w.b, '{')
-	for i, mq := range MessageQueueOrder(keysOf(t.OffsetTable)) {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		mq.appendJSON(w)
-		w.b = append(w.b, ':')
-		v := t.OffsetTable[mq]
+	appendMQKeyedMap(w, t.OffsetTable, func(v TopicOffset) {
 		w.open()
 		w.intField("lastUpdateTimestamp", v.LastUpdateTimestamp)
 		w.intField("maxOffset", v.MaxOffset)
 		w.intField("minOffset", v.MinOffset)
 		w.close()
-	}
-	w.b = append(w.b, '}')
+	})
 	w.close()
 	return w.b
 }
@@ -110,21 +101,13 @@ func (c *ConsumeStats) Encode() []byte {
 	w.key("consumeTps")
 	w.b = AppendJavaDouble(w.b, c.ConsumeTps)
 	w.key("offsetTable")
-	w.b = append(w.b, '{')
-	for i, mq := range MessageQueueOrder(keysOf(c.OffsetTable)) {
-		if i > 0 {
-			w.b = append(w.b, ',')
-		}
-		mq.appendJSON(w)
-		w.b = append(w.b, ':')
-		v := c.OffsetTable[mq]
+	appendMQKeyedMap(w, c.OffsetTable, func(v OffsetWrapper) {
 		w.open()
 		w.intField("brokerOffset", v.BrokerOffset)
 		w.intField("consumerOffset", v.ConsumerOffset)
 		w.intField("lastTimestamp", v.LastTimestamp)
 		w.close()
-	}
-	w.b = append(w.b, '}')
+	})
 	w.close()
 	return w.b
 }
@@ -200,16 +183,22 @@ func JavaHashOrder[K any](keys []K, hash func(K) int32, n int) []K {
 // MessageQueueOrder orders queues as a default java.util.HashMap holding
 // exactly them iterates; ties are broken by topic, broker and queue id.
 func MessageQueueOrder(mqs []MessageQueue) []MessageQueue {
-	slices.SortFunc(mqs, func(a, b MessageQueue) int {
-		if a.Topic != b.Topic {
-			return cmp.Compare(a.Topic, b.Topic)
+	return JavaHashOrder(MessageQueueOrderStable(mqs), MessageQueue.HashCode, JavaHashMapCapacity(len(mqs), 16))
+}
+
+// appendMQKeyedMap writes m as fastjson writes a HashMap<MessageQueue, V>:
+// each key is the queue bean, in MessageQueueOrder; val writes one value.
+func appendMQKeyedMap[V any](w *beanWriter, m map[MessageQueue]V, val func(V)) {
+	w.b = append(w.b, '{')
+	for i, mq := range MessageQueueOrder(keysOf(m)) {
+		if i > 0 {
+			w.b = append(w.b, ',')
 		}
-		if a.BrokerName != b.BrokerName {
-			return cmp.Compare(a.BrokerName, b.BrokerName)
-		}
-		return int(a.QueueID) - int(b.QueueID)
-	})
-	return JavaHashOrder(mqs, MessageQueue.HashCode, JavaHashMapCapacity(len(mqs), 16))
+		mq.appendJSON(w)
+		w.b = append(w.b, ':')
+		val(m[mq])
+	}
+	w.b = append(w.b, '}')
 }
 
 // AppendJavaDouble formats f as fastjson writes a double (shortest repr in
