@@ -56,7 +56,7 @@ func New(root, topic string, queueID int32, fileSize int, lg *zap.Logger) *Consu
 		topic:    topic,
 		queueID:  queueID,
 		fileSize: fileSize,
-		q:        mmap.NewMappedFileQueue(dir, fileSize, mmap.QueueOptions{}, lg),
+		q:        mmap.NewMappedFileQueue(dir, fileSize, mmap.QueueOptions{PopulateAhead: true}, lg),
 		lg:       lg.With(zap.String("topic", topic), zap.Int32("queueId", queueID)),
 	}
 	cq.maxPhysicOffset.Store(-1)
@@ -171,15 +171,30 @@ func (cq *ConsumeQueue) Put(phyOffset int64, size int32, tagsCode, cqOffset int6
 	binary.BigEndian.PutUint64(unit[0:], uint64(phyOffset))
 	binary.BigEndian.PutUint32(unit[8:], uint32(size))
 	binary.BigEndian.PutUint64(unit[12:], uint64(tagsCode))
+	if err := mf.Append(unit[:]); err != nil {
+		return false, fmt.Errorf("consumequeue: put %s-%d offset %d: %w", cq.topic, cq.queueID, cqOffset, err)
+	}
 	cq.maxPhysicOffset.Store(phyOffset + int64(size))
-	return mf.AppendBytes(unit[:]), nil
+	return true, nil
 }
 
-// fillPreBlank writes blank units before untilWhere in mf.
+// blankChunkUnits is how many blank units fillPreBlank writes per call.
+const blankChunkUnits = 4096
+
+// fillPreBlank writes blank units before untilWhere in mf, a chunk per
+// write rather than a unit per write.
 func (cq *ConsumeQueue) fillPreBlank(mf *mmap.MappedFile, untilWhere int64) {
 	until := int(untilWhere % int64(cq.fileSize))
-	for i := 0; i < until; i += UnitSize {
-		mf.AppendBytes(blankUnit[:])
+	chunk := make([]byte, min(until, blankChunkUnits*UnitSize))
+	for i := 0; i < len(chunk); i += UnitSize {
+		copy(chunk[i:], blankUnit[:])
+	}
+	for left := until; left > 0; left -= len(chunk) {
+		n := min(left, len(chunk))
+		if err := mf.Append(chunk[:n]); err != nil {
+			cq.lg.Warn("fill pre blank space failed", zap.String("file", mf.FileName()), zap.Error(err))
+			return
+		}
 	}
 }
 

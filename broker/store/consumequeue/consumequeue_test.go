@@ -279,3 +279,38 @@ func TestConsumeQueueOffsetByTime(t *testing.T) {
 		t.Errorf("unreadable: got %d", got)
 	}
 }
+
+// TestConsumeQueueFillPreBlankManyChunks starts a queue past several blank
+// chunks of one file and many pages in: every unit before the first is a
+// blank, the written units read back, and a reopened queue recovers them.
+func TestConsumeQueueFillPreBlankManyChunks(t *testing.T) {
+	const fileSize, first = 30_000 * UnitSize, 2*blankChunkUnits + 123
+	dir := t.TempDir()
+	cq := newQueue(t, dir, fileSize)
+	for i := int64(0); i < 1000; i++ {
+		mustPut(t, cq, 5000+i*100, 100, i, first+i)
+	}
+	if cq.MinOffsetInQueue() != first || cq.MaxOffsetInQueue() != first+1000 {
+		t.Fatalf("min %d max %d", cq.MinOffsetInQueue(), cq.MaxOffsetInQueue())
+	}
+	data := cq.q.FirstMappedFile().Data()
+	for i := 0; i < first; i++ {
+		if phy, size, tags := decodeUnit(data[i*UnitSize:]); phy != 0 || size != math.MaxInt32 || tags != 0 {
+			t.Fatalf("blank %d = %d %d %d", i, phy, size, tags)
+		}
+	}
+	cq.Shutdown()
+	cq = newQueue(t, dir, fileSize) // loads and recovers
+	defer cq.Shutdown()
+	if cq.MaxOffsetInQueue() != first+1000 || cq.MaxPhysicOffset() != 5000+999*100+100 {
+		t.Fatalf("recovered max %d phy %d", cq.MaxOffsetInQueue(), cq.MaxPhysicOffset())
+	}
+	u := cq.Units(first + 500)
+	if u == nil {
+		t.Fatal("no units at 500")
+	}
+	defer u.Release()
+	if phy, size, tags := u.At(0); phy != 5000+500*100 || size != 100 || tags != 500 {
+		t.Fatalf("unit 500 = %d %d %d", phy, size, tags)
+	}
+}

@@ -16,6 +16,11 @@
 // {0, Integer.MAX_VALUE, 0} is a blank that fills the positions before the
 // first unit written into a brand-new queue whose first offset is > 0.
 //
+// Units are appended through the mapping with mmap.QueueOptions.
+// PopulateAhead (no fault read-around on fresh files, pages pre-faulted 64
+// KiB at a time), so the dispatcher does not trap on every new page; the
+// bytes on disk are the same as Java's.
+//
 // Invariants:
 //   - Only one goroutine writes a queue at a time (the store's dispatcher, or
 //     recovery/cleanup, serialised by the queue's write mutex); readers take

@@ -16,6 +16,19 @@
 // Without transientStorePoolEnable (the only mode implemented; see TODO in
 // mappedfile.go) writes go straight into the mapping, so committed == wrote.
 //
+// Append modes (QueueOptions), for AppendBytes/Append/WriteAt only; readers
+// always use the mapping, which shares its page-cache pages with pwrite:
+//   - default: store through the mapping (the CommitLog, which pre-faults
+//     its next file with the allocator instead).
+//   - PopulateAhead (the ConsumeQueue): fresh files get MADV_RANDOM, and the
+//     writer write-faults the next 64 KiB with one MADV_POPULATE_WRITE when
+//     it reaches them. Without it, each first store to a page of a fresh
+//     sparse file is a major fault whose read-around zero-fills up to
+//     read_ahead_kb (8 MiB here) around it, under the dispatcher; that was
+//     the ConsumeQueue.Put hotspot of the embedded benchmark.
+//   - AppendByWrite: pwrite(2) per append; no fault at all, but one system
+//     call per 20-byte unit costs more than populate-ahead on a VM.
+//
 // Invariants:
 //   - flushed <= committed <= wrote <= fileSize for every file.
 //   - Only the single writer (the CommitLog append lock holder, or the
@@ -39,6 +52,6 @@
 //	q := mmap.NewMappedFileQueue(dir, 1<<30, mmap.QueueOptions{Preallocate: true}, lg)
 //	if err := q.Load(); err != nil { ... }
 //	mf, err := q.LastMappedFileOrCreate(0)
-//	n := mf.AppendBytes(rec)
+//	err = mf.Append(rec) // ErrNoSpace when rec does not fit
 //	q.Flush(4)
 package mmap

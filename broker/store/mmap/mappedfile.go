@@ -20,6 +20,7 @@ var (
 	ErrBadFileName = errors.New("mmap: file name is not a 20-digit offset")
 	ErrFileSize    = errors.New("mmap: file size differs from the configured size")
 	ErrNotWritable = errors.New("mmap: mapped file destroyed")
+	ErrNoSpace     = errors.New("mmap: bytes do not fit in the mapped file")
 )
 
 // OffsetToFileName renders a start offset as Java's UtilAll.offset2FileName.
@@ -36,6 +37,15 @@ type MappedFile struct {
 	f        *os.File
 	data     []byte
 	fresh    bool // created empty by this process: every byte is zero
+	// byWrite makes AppendBytes/Append/WriteAt copy with pwrite(2) into the
+	// page cache instead of storing through the mapping (see
+	// QueueOptions.AppendByWrite). Set before the file is published.
+	byWrite bool
+	// populate makes the mapping-mode writer pre-fault, with one madvise,
+	// the chunk of pages it is about to store into (QueueOptions.
+	// PopulateAhead); populated is the end of that chunk. Writer only.
+	populate  bool
+	populated int
 
 	wrote     atomic.Int32
 	committed atomic.Int32
@@ -145,25 +155,71 @@ func (m *MappedFile) SetStoreTimestamp(ts int64) { m.storeTS.Store(ts) }
 func (m *MappedFile) IsFull() bool { return int(m.wrote.Load()) >= m.fileSize }
 
 // AppendBytes copies b at the write position and advances it. It returns
-// false (writing nothing) when b does not fit.
-func (m *MappedFile) AppendBytes(b []byte) bool {
+// false (writing nothing visible) when b does not fit or the write failed.
+func (m *MappedFile) AppendBytes(b []byte) bool { return m.Append(b) == nil }
+
+// Append copies b at the write position and advances it; ErrNoSpace when b
+// does not fit, or the pwrite error in AppendByWrite mode (the position is
+// then unchanged, so readers never see the bytes).
+func (m *MappedFile) Append(b []byte) error {
 	p := int(m.wrote.Load())
 	if p+len(b) > m.fileSize {
-		return false
+		return ErrNoSpace
 	}
-	copy(m.data[p:], b)
+	if err := m.copyAt(b, p); err != nil {
+		return err
+	}
 	m.SetWrotePosition(int32(p + len(b)))
-	return true
+	return nil
 }
 
-// WriteAt copies b at pos without moving positions (ConsumeQueue blank fill,
-// in-place patches). It reports whether b fits.
+// WriteAt copies b at pos without moving positions (in-place patches). It
+// reports whether b fits and was written.
 func (m *MappedFile) WriteAt(b []byte, pos int) bool {
 	if pos < 0 || pos+len(b) > m.fileSize {
 		return false
 	}
-	copy(m.data[pos:], b)
-	return true
+	return m.copyAt(b, pos) == nil
+}
+
+// copyAt stores b at pos, through the mapping or with pwrite(2). Both land
+// in the same page-cache pages, so readers of the mapping see either.
+func (m *MappedFile) copyAt(b []byte, pos int) error {
+	if !m.byWrite {
+		if m.populate && pos+len(b) > m.populated {
+			m.populateFrom(pos)
+		}
+		copy(m.data[pos:], b)
+		return nil
+	}
+	if _, err := m.f.WriteAt(b, int64(pos)); err != nil {
+		return fmt.Errorf("mmap: write %s at %d: %w", m.path, pos, err)
+	}
+	return nil
+}
+
+// populateChunk is how many bytes PopulateAhead faults in per madvise.
+const populateChunk = 64 << 10
+
+// populateFrom write-faults [pos's page, +populateChunk) in one call
+// (MADV_POPULATE_WRITE); where that is unsupported the stores fault as usual.
+func (m *MappedFile) populateFrom(pos int) {
+	from := pos &^ (OSPageSize - 1)
+	to := min(from+populateChunk, m.fileSize)
+	populateWrite(m.data[from:to])
+	m.populated = to
+}
+
+// setAppendMode applies a queue's append options to a file before it is
+// published.
+func (m *MappedFile) setAppendMode(opts QueueOptions) {
+	m.byWrite = opts.AppendByWrite
+	if opts.PopulateAhead && !opts.AppendByWrite {
+		m.populate = true
+		if m.fresh { // all holes: read-around would only zero-fill; old files keep it for readers
+			adviseRandom(m.data)
+		}
+	}
 }
 
 // IsAbleToFlush reports whether at least leastPages dirty pages wait

@@ -25,6 +25,22 @@ type QueueOptions struct {
 	// in the background and interruptibly: a file asked for before its
 	// pre-fault ends is handed out at once, partly faulted.
 	Prefault bool
+	// AppendByWrite makes AppendBytes, Append and WriteAt copy with
+	// pwrite(2) instead of storing through the mapping; reads still use
+	// the mapping. For small, many-file queues (ConsumeQueue): every first
+	// store to a page of a MAP_SHARED file mapping is a write fault that
+	// maps the page and runs the filesystem's page_mkwrite (and, on a
+	// fresh sparse file, read-around that zero-fills up to read_ahead_kb),
+	// and a flush write-protects the page again, so a 20-byte append pays a
+	// trap per page per flush; pwrite copies through the kernel's own
+	// mapping and takes no fault.
+	AppendByWrite bool
+	// PopulateAhead (mapping mode) turns off fault read-around on the
+	// mapping (MADV_RANDOM: a fault on a fresh sparse file would otherwise
+	// zero-fill up to read_ahead_kb around it) and pre-faults the next
+	// 64 KiB of pages with one MADV_POPULATE_WRITE when the write position
+	// enters them, so appends store into mapped pages without trapping.
+	PopulateAhead bool
 }
 
 // MappedFileQueue is the ordered list of files of one CommitLog or
@@ -98,6 +114,7 @@ func (q *MappedFileQueue) Load() error {
 			return err
 		}
 		mf.SetPositions(int32(q.fileSize))
+		mf.setAppendMode(q.opts)
 		q.files = append(q.files, mf)
 	}
 	return nil
@@ -185,11 +202,18 @@ func (q *MappedFileQueue) AwaitPreallocated() {
 
 func (q *MappedFileQueue) newFile(from int64) (*MappedFile, error) {
 	path := filepath.Join(q.dir, OffsetToFileName(from))
+	var mf *MappedFile
+	var err error
 	if q.alloc == nil {
-		return OpenMappedFile(path, q.fileSize)
+		mf, err = OpenMappedFile(path, q.fileSize)
+	} else {
+		next := filepath.Join(q.dir, OffsetToFileName(from+int64(q.fileSize)))
+		mf, err = q.alloc.get(path, next)
 	}
-	next := filepath.Join(q.dir, OffsetToFileName(from+int64(q.fileSize)))
-	return q.alloc.get(path, next)
+	if mf != nil {
+		mf.setAppendMode(q.opts)
+	}
+	return mf, err
 }
 
 // FindMappedFileByOffset returns the file holding offset, or (with

@@ -28,3 +28,13 @@ func syncRange(f *os.File, data []byte, from, to int) error {
 	}
 	return nil
 }
+
+// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14).
+const madvPopulateWrite = 23
+
+// populateWrite write-faults the pages of b in the kernel; errors (older
+// kernels: EINVAL) are ignored, the stores then fault one by one.
+func populateWrite(b []byte) { _ = syscall.Madvise(b, madvPopulateWrite) }
+
+// adviseRandom turns off read-around for faults on b.
+func adviseRandom(b []byte) { _ = syscall.Madvise(b, syscall.MADV_RANDOM) }
