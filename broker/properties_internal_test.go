@@ -42,7 +42,7 @@ func TestBrokerStoredPropertiesJavaOrder(t *testing.T) {
 		client = append(client, "WAIT"+string(message.NameValueSeparator)+"true")
 		// send the buckets in reverse order, each bucket's keys in their
 		// stored relative order (the only order HashMap iteration keeps)
-		c := message.HashMapCapacity(len(client))
+		c := message.HashMapCapacity(len(client), 16)
 		slices.SortStableFunc(client, func(a, b string) int {
 			ka, kb := strings.SplitN(a, string(message.NameValueSeparator), 2)[0], strings.SplitN(b, string(message.NameValueSeparator), 2)[0]
 			return message.HashMapBucket(kb, c) - message.HashMapBucket(ka, c)

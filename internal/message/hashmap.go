@@ -78,7 +78,7 @@ func (p *HashMapProperties) Map() map[string]string {
 // String is messageProperties2String: entries by hash bucket, insertion
 // order within a bucket.
 func (p *HashMapProperties) String() string {
-	capacity := HashMapCapacity(p.peak)
+	capacity := HashMapCapacity(p.peak, 16)
 	idx := make([]int, len(p.keys))
 	for i := range idx {
 		idx[i] = i
@@ -98,19 +98,28 @@ func (p *HashMapProperties) String() string {
 	return sb.String()
 }
 
-// HashMapCapacity is the table size of a default java.util.HashMap
-// (16 buckets, load factor 0.75) after n insertions.
-func HashMapCapacity(n int) int {
-	c := 16
+// HashMapCapacity is the table size of a java.util.HashMap that started at
+// initial capacity initCap (16 for the no-arg constructor) and grew by puts
+// to hold n entries (load factor 0.75; tables never shrink).
+func HashMapCapacity(n, initCap int) int {
+	c := 1
+	for c < initCap {
+		c <<= 1
+	}
 	for n > c*3/4 {
 		c <<= 1
 	}
 	return c
 }
 
+// HashMapSpread is HashMap.hash: the high half of h folded into the low half.
+func HashMapSpread(h int32) uint32 {
+	u := uint32(h)
+	return u ^ u>>16
+}
+
 // HashMapBucket is HashMap's bucket index of a String key in a table of
 // capacity buckets (a power of two).
 func HashMapBucket(k string, capacity int) int {
-	h := uint32(JavaStringHash(k))
-	return int((h ^ h>>16) & uint32(capacity-1))
+	return int(HashMapSpread(JavaStringHash(k)) & uint32(capacity-1))
 }

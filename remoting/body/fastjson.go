@@ -389,24 +389,12 @@ func AppendStringList(dst []byte, list []string, browserCompatible bool) []byte 
 func JavaStringHash(s string) int32 { return message.JavaStringHash(s) }
 
 // javaSpread is HashMap.hash: the high half folded into the low half.
-func javaSpread(h int32) uint32 {
-	u := uint32(h)
-	return u ^ u>>16
-}
+func javaSpread(h int32) uint32 { return message.HashMapSpread(h) }
 
 // JavaHashMapCapacity is the table size of a java.util.HashMap that started at
 // initial capacity initCap (16 for the no-arg constructor) and grew by puts to
 // hold n entries (load factor 0.75; tables never shrink).
-func JavaHashMapCapacity(n, initCap int) int {
-	c := 1
-	for c < initCap {
-		c <<= 1
-	}
-	for n > c*3/4 {
-		c <<= 1
-	}
-	return c
-}
+func JavaHashMapCapacity(n, initCap int) int { return message.HashMapCapacity(n, initCap) }
 
 // SortJavaHashOrder sorts string keys into the iteration order of Java hash
 // tables of the given capacities: by bucket in the first capacity, ties by
