@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -73,10 +74,10 @@ func TestConsumerManageQueryUnknownOffset(t *testing.T) {
 
 func testutilEventually(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(wait.Scale(5 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
+			t.Fatal("condition not met in time")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

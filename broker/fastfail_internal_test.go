@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -96,7 +97,7 @@ func (f *fastFailFixture) waitStarted(t *testing.T) {
 
 func (f *fastFailFixture) waitQueued(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(wait.Scale(5 * time.Second))
 	for f.q.Len() != n {
 		if time.Now().After(deadline) {
 			t.Fatalf("queue length %d, want %d", f.q.Len(), n)

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/rlog"
 	"go.uber.org/zap/zaptest"
 
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -109,7 +110,7 @@ func TestNamesrvGoClientAdminAndRoutes(t *testing.T) {
 
 	// The fake broker now stays silent: after the expiry its topics vanish
 	// from the (uncached) topic list, and a first lookup of TopicB fails.
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(wait.Scale(10 * time.Second))
 	for {
 		l, err := adm.FetchAllTopicList(ctx)
 		if err != nil {

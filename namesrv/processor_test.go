@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -261,7 +262,7 @@ func TestNamesrvChannelCloseRemovesBroker(t *testing.T) {
 	addr := ns.Addr().String()
 	invoke(t, c, addr, registerReq(t, "broker-a", "a:1", 0, false, wrapper(1, "T")))
 	c.CloseChannel(addr)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(wait.Scale(5 * time.Second))
 	for ns.RouteInfoManager().PickupTopicRouteData("T") != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("broker still routed after its connection closed")
@@ -281,7 +282,7 @@ func TestNamesrvSilentBrokerExpires(t *testing.T) {
 	if resp := invoke(t, c, addr, routeReq("T", 409)); resp.Code != code.Success {
 		t.Fatalf("route right after register: %d", resp.Code)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(wait.Scale(5 * time.Second))
 	for ns.RouteInfoManager().PickupTopicRouteData("T") != nil {
 		if time.Now().After(deadline) {
 			t.Fatal("silent broker never expired")
