@@ -17,11 +17,11 @@ func faults(b *testing.B) (minor, major int64) {
 	return ru.Minflt, ru.Majflt
 }
 
-// BenchmarkConsumeQueuePut appends units round-robin to 8 fresh queues of
-// the default file size, as the dispatcher does for one 8-queue topic, and
+// BenchmarkConsumeQueuePut appends units round-robin to 256 fresh queues of
+// the default file size, as the dispatcher does for a many-queue topic (mqbench creates 1024), and
 // reports page faults per unit (the cost the dispatch profile showed).
 func BenchmarkConsumeQueuePut(b *testing.B) {
-	const queues, fileSize = 8, 300_000 * UnitSize
+	const queues, fileSize = 256, 300_000 * UnitSize
 	root := b.TempDir()
 	cqs := make([]*ConsumeQueue, queues)
 	for i := range cqs {
