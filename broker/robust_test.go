@@ -1005,6 +1005,14 @@ func TestBrokerRobustBatchBodies(t *testing.T) {
 	if resp := send(full); resp.Code != code.Success || resp.Ext("queueOffset") != "0" {
 		t.Fatalf("intact batch after the bad ones: %s %q %v", code.ResponseName(resp.Code), resp.Remark, resp.ExtFields)
 	}
+	// The send answers before the consume queue is dispatched: wait for
+	// the batch's three entries, then check nothing else is there.
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if n := b.Store().MaxOffsetInQueue("RbBatch", 0); n < 3 {
+			return fmt.Errorf("%d entries dispatched", n)
+		}
+		return nil
+	})
 	resp, err := rbCall(c, addr, codec.NewRequest(code.PullMessage, rbPullExt("RbBatch", 0, 0, 32), nil), rbBound)
 	if err != nil || resp.Code != code.Success {
 		t.Fatalf("pull: %v %+v", err, resp)
