@@ -182,6 +182,9 @@ func (s *DefaultMessageStore) commitLogConfig() (commitlog.Config, error) {
 	cc.FlushThoroughInterval = time.Duration(c.FlushCommitLogThoroughInterval) * time.Millisecond
 	cc.SyncFlushTimeout = time.Duration(c.SyncFlushTimeout) * time.Millisecond
 	cc.WarmMappedFile = c.WarmMapedFileEnable
+	// No Java key: on unless warmMapedFileEnable already warms every file
+	// (see commitlog.Config.PrefaultNextFile for why it stays on).
+	cc.PrefaultNextFile = !c.WarmMapedFileEnable
 	table, maxLevel, err := commitlog.ParseDelayLevels(c.MessageDelayLevel)
 	if err != nil {
 		return cc, err
