@@ -1,6 +1,7 @@
 package body
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -18,9 +19,10 @@ func FuzzBodyNormalize(f *testing.F) {
 		if err != nil || string(again) != string(out) {
 			t.Fatalf("not idempotent: %q -> %q -> %q (%v)", data, out, again, err)
 		}
-		var v any
-		if err := jsonAPI.Unmarshal(out, &v); err != nil {
-			t.Fatalf("output is not JSON: %q (%v)", out, err)
+		// Grammar, not range: a number beyond float64 (e.g. 2e317 written
+		// out) is valid JSON that a typed decoder then refuses on its own.
+		if !json.Valid(out) {
+			t.Fatalf("output is not JSON: %q", out)
 		}
 	})
 }
