@@ -49,7 +49,9 @@ func decodeBinary(c *RemotingCommand, lay *headerLayout, h []byte) error {
 
 func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
 	s := string(b) // one copy backs every key and value
+	lay.src = s
 	m := make(map[string]string, countBinaryEntries(b))
+	var seen keyFilter
 	for p := 0; p < len(s); {
 		if len(s)-p < 2 {
 			return fmt.Errorf("%w: truncated extFields key", ErrMalformedHeader)
@@ -59,48 +61,74 @@ func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
 		if kl < 0 || kl > len(s)-p-4 {
 			return fmt.Errorf("%w: extFields key length %d", ErrMalformedHeader, kl)
 		}
-		k := s[p : p+kl]
+		k, kAt := s[p:p+kl], p
 		p += kl
 		vl := int(int32(binary.BigEndian.Uint32(b[p:])))
 		p += 4
 		if vl < 0 || vl > len(s)-p {
 			return fmt.Errorf("%w: extFields value length %d", ErrMalformedHeader, vl)
 		}
-		prev, had := m[k]
 		v := s[p : p+vl]
+		p += vl
+		if isNew := seen.add(k); vl > 0 && isNew {
+			m[k] = v // certainly a new key: one map operation
+			lay.extOrder = append(lay.extOrder, extKey{off: uint32(kAt), n: uint32(kl)})
+			continue
+		}
+		prev, had := m[k]
 		if vl == 0 {
 			delete(m, k)
 		} else {
 			m[k] = v
 		}
-		lay.addExtKey(k, vl == 0, had == (vl != 0) && prev == v, had || vl == 0)
-		p += vl
+		lay.addExtKey(k, kAt, vl == 0, had == (vl != 0) && prev == v, had || vl == 0)
 	}
 	c.ExtFields = m
 	return nil
 }
 
-// addExtKey records k in wire order. A repeated key (Java's client writes
+// keyFilter is a 64-bit Bloom filter over the custom-header keys seen so
+// far: add reports true only for a key certainly not seen before, which lets
+// the decoders skip the duplicate lookup for the usual all-distinct header.
+type keyFilter uint64
+
+func (f *keyFilter) add(k string) bool {
+	var h uint
+	if n := len(k); n > 0 {
+		h = uint(n)*7 + uint(k[0])*3 + uint(k[n-1]) + uint(k[n/2])*5
+	}
+	bit := keyFilter(1) << (h & 63)
+	isNew := *f&bit == 0
+	*f |= bit
+	return isNew
+}
+
+// addExtKey records k, found at offset at of the layout's src, in wire order.
+// A repeated key (Java's client writes
 // the V2 send fields twice when an RPC hook re-adds them) is recorded again;
 // the map keeps the last value, so the layout stays exact only when the
 // repeat carries the same value as before. maybeDup is false when the caller
 // knows k is new, which skips the search.
-func (l *headerLayout) addExtKey(k string, null, same, maybeDup bool) {
+func (l *headerLayout) addExtKey(k string, at int, null, same, maybeDup bool) {
 	if maybeDup {
 		if i := l.extIndex(k); i >= 0 {
 			l.dups = true
-			if !same || l.extOrder[i].null != null {
+			if !same || l.extOrder[i].null() != null {
 				l.exact = false
 			}
 		}
 	}
-	l.extOrder = append(l.extOrder, extKey{name: k, null: null})
+	e := extKey{off: uint32(at), n: uint32(len(k))}
+	if null {
+		e.n |= extNull
+	}
+	l.extOrder = append(l.extOrder, e)
 }
 
 // extIndex returns the position of k in the ext order, or -1.
 func (l *headerLayout) extIndex(k string) int {
-	for i := range l.extOrder {
-		if l.extOrder[i].name == k {
+	for i, e := range l.extOrder {
+		if e.n&^extNull == uint32(len(k)) && l.extName(e) == k {
 			return i
 		}
 	}

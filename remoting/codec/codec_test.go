@@ -103,10 +103,10 @@ func TestCodecHashOrderMatchesJavaFrames(t *testing.T) {
 		}
 		prev := uint32(0)
 		for _, k := range order {
-			h := javaStringHash(k.name)
+			h := javaStringHash(c.layout.extName(k))
 			b := (h ^ h>>16) & (capacity - 1)
 			if b < prev {
-				t.Errorf("%s: key %s in bucket %d after bucket %d", filepath.Base(f), k.name, b, prev)
+				t.Errorf("%s: key %s in bucket %d after bucket %d", filepath.Base(f), c.layout.extName(k), b, prev)
 			}
 			prev = b
 		}

@@ -14,13 +14,14 @@ func forEachExt(dst []byte, m map[string]string, lay *headerLayout, w entryWrite
 	var err error
 	if lay != nil {
 		for i, e := range lay.extOrder {
-			if v, ok := m[e.name]; ok {
-				dst, err = w(dst, e.name, v, false)
-				if !lay.dups || lay.extIndex(e.name) == i {
+			name := lay.extName(e)
+			if v, ok := m[name]; ok {
+				dst, err = w(dst, name, v, false)
+				if !lay.dups || lay.extIndex(name) == i {
 					written++
 				}
-			} else if e.null {
-				dst, err = w(dst, e.name, "", true)
+			} else if e.null() {
+				dst, err = w(dst, name, "", true)
 			}
 			if err != nil {
 				return dst, err

@@ -30,9 +30,18 @@ var strCls = func() (t [256]uint8) {
 
 // jsonParser reads one header object. javaOK/goOK track whether every string
 // is written exactly as fastjson / encoding/json would write it.
+//
+// s is the parser's own copy of the header and b the same bytes, writable:
+// a string value with escapes is decoded in place, over its own raw text
+// (the decoded form is never longer), so that every value is a substring of
+// s and the header costs one allocation. Bytes before i are never read
+// again, except the raw text of unknown keys and values, which is therefore
+// scanned without writing (strCopy).
 type jsonParser struct {
 	s      string
+	b      []byte
 	i      int
+	strAt  int // where the last string returned by str starts in s
 	lay    *headerLayout
 	javaOK bool
 	goOK   bool
@@ -46,7 +55,10 @@ func malformed(p *jsonParser, what string) error {
 // decodeJSON parses a JSON header in any key order, tolerating unknown keys,
 // nulls and whitespace (the last three make the layout inexact).
 func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte) error {
-	p := jsonParser{s: string(h), lay: lay, javaOK: true, goOK: true}
+	b := make([]byte, len(h))
+	copy(b, h)
+	p := jsonParser{s: unsafe.String(unsafe.SliceData(b), len(b)), b: b, lay: lay, javaOK: true, goOK: true}
+	lay.src = p.s
 	p.ws()
 	if !p.eat('{') {
 		return malformed(&p, "expected {")
@@ -58,7 +70,7 @@ func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte) error {
 		p.ws()
 		kStart := p.i
 		p.saved = [3]bool{p.javaOK, p.goOK, p.lay.exact}
-		k, err := p.str()
+		k, err := p.strCopy()
 		if err != nil {
 			return err
 		}
@@ -280,17 +292,19 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 	if p.ws(); p.eat('}') {
 		return nil
 	}
+	var seen keyFilter
 	for {
 		p.ws()
 		k, err := p.str()
 		if err != nil {
 			return err
 		}
+		kAt := p.strAt
 		if p.ws(); !p.eat(':') {
 			return malformed(p, "expected :")
 		}
 		p.ws()
-		if err := p.extValue(m, k); err != nil {
+		if err := p.extValue(m, k, kAt, seen.add(k)); err != nil {
 			return err
 		}
 		p.ws()
@@ -304,17 +318,23 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 	}
 }
 
-// extValue stores one custom-header value. Java and Go only send strings;
-// numbers and booleans are kept as their text, null drops the key.
-func (p *jsonParser) extValue(m map[string]string, k string) error {
+// extValue stores one custom-header value found at kAt. Java and Go only
+// send strings; numbers and booleans are kept as their text, null drops the
+// key. isNew means k is certainly not a repeat.
+func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool) error {
 	if p.i < len(p.s) && p.s[p.i] == '"' {
 		v, err := p.str()
 		if err != nil {
 			return err
 		}
+		if isNew {
+			m[k] = v
+			p.lay.extOrder = append(p.lay.extOrder, extKey{off: uint32(kAt), n: uint32(len(k))})
+			return nil
+		}
 		prev, had := m[k]
 		m[k] = v
-		p.lay.addExtKey(k, false, had && prev == v, had)
+		p.lay.addExtKey(k, kAt, false, had && prev == v, had)
 		return nil
 	}
 	p.lay.exact = false
@@ -328,7 +348,7 @@ func (p *jsonParser) extValue(m map[string]string, k string) error {
 		return err
 	}
 	m[k] = p.s[start:p.i]
-	p.lay.addExtKey(k, false, false, true)
+	p.lay.addExtKey(k, kAt, false, false, true)
 	return nil
 }
 
@@ -367,7 +387,7 @@ func (p *jsonParser) skipValue() error {
 			depth--
 			p.i++
 		case b == '"':
-			if _, err := p.str(); err != nil {
+			if _, err := p.strCopy(); err != nil {
 				return err
 			}
 		case b == ',' || b == ':':
@@ -389,13 +409,19 @@ func (p *jsonParser) skipValue() error {
 	}
 }
 
-// str reads a quoted string; the common unescaped case is a substring of the
-// header copy and costs no allocation.
-func (p *jsonParser) str() (string, error) {
+// str reads a quoted string as a substring of s, decoding escapes in place.
+func (p *jsonParser) str() (string, error) { return p.scanStr(true) }
+
+// strCopy reads a quoted string without writing to s: the raw text stays
+// intact, and a string with escapes is decoded into a new allocation.
+func (p *jsonParser) strCopy() (string, error) { return p.scanStr(false) }
+
+func (p *jsonParser) scanStr(inPlace bool) (string, error) {
 	if !p.eat('"') {
 		return "", malformed(p, "expected a string")
 	}
 	start := p.i
+	p.strAt = start
 	for i := start; i < len(p.s); i++ {
 		c := strCls[p.s[i]]
 		if c == 0 {
@@ -410,6 +436,10 @@ func (p *jsonParser) str() (string, error) {
 			return p.s[start:i], nil
 		}
 		p.i = i
+		if inPlace {
+			// appends write at or before p.i, over text already read
+			return p.strSlow(p.b[start:i:len(p.b)])
+		}
 		return p.strSlow(append(make([]byte, 0, rawStringLen(p.s, start)), p.s[start:i]...))
 	}
 	p.i = len(p.s)
@@ -450,7 +480,9 @@ func rawStringLen(s string, start int) int {
 }
 
 // strSlow continues a string that contains escapes; p.i is at a backslash or
-// plain byte, buf holds what was decoded so far.
+// plain byte, buf holds what was decoded so far. buf never reallocates when
+// it is the in-place window (its capacity reaches the end of the header),
+// and escape reads a whole escape before appending its shorter decoding.
 func (p *jsonParser) strSlow(buf []byte) (string, error) {
 	for p.i < len(p.s) {
 		b := p.s[p.i]

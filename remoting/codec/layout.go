@@ -27,13 +27,19 @@ const (
 
 var keyNames = [numKeys]string{"code", "extFields", "flag", "language", "opaque", "remark", "serializeTypeCurrentRPC", "version"}
 
-// extKey is one custom-header key in wire order. null marks a key sent with
-// no value (ROCKETMQ length 0, which Java reads as null): it is not in
-// ExtFields, but re-encoding writes it back.
+// extKey is one custom-header key in wire order: its position in the
+// layout's src (every decoded key is a substring of it), so that recording
+// the order stores no pointers. extNull in n marks a key sent with no value
+// (ROCKETMQ length 0, which Java reads as null): it is not in ExtFields, but
+// re-encoding writes it back.
 type extKey struct {
-	name string
-	null bool
+	off, n uint32
 }
+
+// extNull flags a Java-null key in extKey.n; headers are under 2^24 bytes.
+const extNull = 1 << 31
+
+func (e extKey) null() bool { return e.n&extNull != 0 }
 
 // rawField is a JSON top-level key the codec does not know, kept so that a
 // decoded header re-encodes unchanged. key and value are the JSON text.
@@ -62,7 +68,9 @@ type headerLayout struct {
 	stName   string // serializeTypeCurrentRPC value as sent
 	unknown  []rawField
 
-	// Both serializations: custom-header keys in wire order.
+	// Both serializations: custom-header keys in wire order, as positions in
+	// src (the decoded header's string, which backs every decoded key).
+	src      string
 	extOrder []extKey
 	dups     bool       // extOrder names a key more than once
 	extBuf   [16]extKey // backing store for small headers
@@ -75,4 +83,9 @@ func (l *headerLayout) hasKey(k uint8) bool {
 		}
 	}
 	return false
+}
+
+// extName returns the key e names.
+func (l *headerLayout) extName(e extKey) string {
+	return l.src[e.off : e.off+e.n&^extNull]
 }
