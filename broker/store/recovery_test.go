@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store/checkpoint"
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 // writeQueues puts n messages round-robin into queues 0..3 of topic R, with
@@ -20,11 +22,17 @@ func writeQueues(t testing.TB, s *DefaultMessageStore, n int) []commitlog.PutMes
 	t.Helper()
 	var out []commitlog.PutMessageResult
 	for i := 0; i < n; i++ {
-		body := make([]byte, 300+i%7*100)
-		out = append(out, mustPut(t, s, newMsg("R", int32(i%4), "Tag"+itoa(int64(i%3)), "rk-"+itoa(int64(i)), body)))
+		out = append(out, writeQueueMsg(t, s, i))
 	}
 	waitDispatched(t, s)
 	return out
+}
+
+// writeQueueMsg puts writeQueues' message number i.
+func writeQueueMsg(t testing.TB, s *DefaultMessageStore, i int) commitlog.PutMessageResult {
+	t.Helper()
+	body := make([]byte, 300+i%7*100)
+	return mustPut(t, s, newMsg("R", int32(i%4), "Tag"+itoa(int64(i%3)), "rk-"+itoa(int64(i)), body))
 }
 
 // cutConsumeQueues zeroes every unit pointing at or beyond phyCut, as if the
@@ -109,7 +117,21 @@ func TestStoreRecoveryConsumeQueueBehind(t *testing.T) {
 func TestStoreRecoveryAbnormal(t *testing.T) {
 	cfg := smallConfig(t)
 	s := startStore(t, cfg)
-	res := writeQueues(t, s, 200)
+	res := writeQueues(t, s, 199)
+	// The torn record must be stored in a later millisecond than the full
+	// index file's last entry: the abnormal load destroys only index files
+	// whose end timestamp is after the checkpoint's (Java's rule), and a
+	// fast run stored all 200 messages within one millisecond, keeping the
+	// torn record's entries.
+	prev := res[len(res)-1].Append.StoreTimestamp
+	wait.Eventually(t, 5*time.Second, func() error {
+		if time.Now().UnixMilli() <= prev {
+			return errors.New("clock still in the previous message's millisecond")
+		}
+		return nil
+	})
+	res = append(res, writeQueueMsg(t, s, 199))
+	waitDispatched(t, s)
 	last := res[len(res)-1]
 	shutdownStore(t, s)
 	if err := checkpoint.CreateAbortFile(cfg.AbortPath()); err != nil {
