@@ -9,6 +9,7 @@ import (
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 func TestStoreGetMessageStatuses(t *testing.T) {
@@ -147,7 +148,7 @@ func TestStoreArrivingListenerAndLookups(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	waitDispatched(t, s)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(wait.Scale(5 * time.Second))
 	for len(l.snapshot()) < 3 && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}

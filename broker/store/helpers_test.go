@@ -15,6 +15,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/store/storecheck"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 // goldenDir finds the golden data (env RMQ_GOLDEN_DIR or ../shared/golden
@@ -166,7 +167,7 @@ func mustPut(t testing.TB, s *DefaultMessageStore, m *message.MessageExt) commit
 // waitDispatched polls until the dispatcher has caught up.
 func waitDispatched(t testing.TB, s *DefaultMessageStore) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(wait.Scale(10 * time.Second))
 	for s.DispatchBehindBytes() > 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("dispatch still %d bytes behind", s.DispatchBehindBytes())

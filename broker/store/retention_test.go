@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 // fakeClock is an injectable store clock.
@@ -167,10 +168,10 @@ func TestStoreDiskFullRefusesWrites(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(wait.Scale(5 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not reached in 5 s")
+			t.Fatal("condition not reached in time")
 		}
 		time.Sleep(time.Millisecond)
 	}

@@ -92,7 +92,7 @@ func TestCommitLogGroupCommitTimeoutCompletesOnce(t *testing.T) {
 		if r.Status != FlushDiskTimeout {
 			t.Fatalf("status %v", r.Status)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(wait.Scale(5 * time.Second)):
 		t.Fatal("no timeout reported")
 	}
 	c.Start() // the service now takes the expired request and flushes it

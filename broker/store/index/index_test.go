@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 func goldenDir(t *testing.T) string {
@@ -180,7 +182,7 @@ func TestIndexBuildRollQueryReopen(t *testing.T) {
 				t.Fatalf("checkpoint went back from %d to %d", last, ts)
 			}
 			last = ts
-		case <-time.After(5 * time.Second):
+		case <-time.After(wait.Scale(5 * time.Second)):
 			t.Fatalf("checkpoint at %d, want %d", last, files[5].Header.EndTimestamp)
 		}
 	}
