@@ -123,7 +123,13 @@ func TestHASyncMasterSlaveAheadIsNoAck(t *testing.T) {
 // push2SlaveMaxOffset, a later report beyond the master's max closes the
 // connection.
 func TestHAMasterStream(t *testing.T) {
-	master := startNode(t, "", store.AsyncMaster, shortTimeouts)
+	// The raw slave reports only when told to, so housekeeping must not
+	// drop it while a loaded (-race) machine streams: heartbeats stay fast,
+	// housekeeping is left long (TestHAMasterHousekeeping covers it).
+	master := startNode(t, "", store.AsyncMaster, func(c *Config) {
+		c.HeartbeatInterval = 100 * time.Millisecond
+		c.HousekeepingInterval = 20 * time.Second
+	})
 	mustPutN(t, master.st, "TopicRaw", 0, 40, 200)
 	max := master.st.MaxPhyOffset()
 	c := rawSlave(t, master.haAddr())
