@@ -37,7 +37,12 @@
 //     was in a form Java or the Go client writes. The encoder always rebuilds
 //     the bytes from the fields; changed fields show up in the output.
 //   - Commands built in Go encode exactly as Java's RemotingCommand would.
-//   - Body aliases the decoded frame; every string is a copy.
+//   - Body aliases the decoded frame; every string is a copy. Decode makes
+//     one copy of the header (of the ext section for ROCKETMQ) and every
+//     decoded string is a substring of it: JSON escapes are decoded in place
+//     over their own raw text, which is never longer. A decode allocates the
+//     command with its layout, that string and the extFields map, nothing
+//     else; the layout records the ext key order as offsets into the string.
 //
 // Limits of a fresh encode (a command built in Go, not decoded): extFields
 // keys that share a HashMap bucket are written alphabetically, where Java
