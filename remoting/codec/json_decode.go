@@ -31,12 +31,12 @@ var strCls = func() (t [256]uint8) {
 // jsonParser reads one header object. javaOK/goOK track whether every string
 // is written exactly as fastjson / encoding/json would write it.
 //
-// s is the parser's own copy of the header and b the same bytes, writable:
-// a string value with escapes is decoded in place, over its own raw text
-// (the decoded form is never longer), so that every value is a substring of
-// s and the header costs one allocation. Bytes before i are never read
-// again, except the raw text of unknown keys and values, which is therefore
-// scanned without writing (strCopy).
+// s is the caller's header, only read, and b the parser's private copy of
+// it: a string value with escapes is decoded into b over its own raw text
+// (the decoded form is never longer), so every kept string is a view of b
+// (keep) and the header costs one allocation. A region of b is never
+// written after a view of it exists; the raw text of unknown keys and
+// values, replayed later, is scanned without writing (strCopy).
 type jsonParser struct {
 	s      string
 	b      []byte
@@ -48,6 +48,14 @@ type jsonParser struct {
 	saved  [3]bool // javaOK, goOK, exact before the current top-level key
 }
 
+// keep returns the text at [i, j) as a string backed by the private copy b.
+func (p *jsonParser) keep(i, j int) string {
+	if i == j {
+		return ""
+	}
+	return unsafe.String(&p.b[i], j-i)
+}
+
 func malformed(p *jsonParser, what string) error {
 	return fmt.Errorf("%w: %s at offset %d", ErrMalformedHeader, what, p.i)
 }
@@ -55,10 +63,13 @@ func malformed(p *jsonParser, what string) error {
 // decodeJSON parses a JSON header in any key order, tolerating unknown keys,
 // nulls and whitespace (the last three make the layout inexact).
 func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte) error {
+	// The parser reads the caller's bytes (never written, not retained) and
+	// decodes into b, a private copy: every string it keeps is a view of a
+	// region of b that is not written again once the view exists.
 	b := make([]byte, len(h))
 	copy(b, h)
-	p := jsonParser{s: unsafe.String(unsafe.SliceData(b), len(b)), b: b, lay: lay, javaOK: true, goOK: true}
-	lay.src = p.s
+	p := jsonParser{s: unsafe.String(unsafe.SliceData(h), len(h)), b: b, lay: lay, javaOK: true, goOK: true}
+	lay.src = p.s // replaced by a view of b in finish
 	p.ws()
 	if !p.eat('{') {
 		return malformed(&p, "expected {")
@@ -97,6 +108,7 @@ func (p *jsonParser) finish() error {
 	if p.ws(); p.i != len(p.s) {
 		return malformed(p, "trailing data")
 	}
+	p.lay.src = p.keep(0, len(p.b)) // b is final: no more writes
 	if !p.javaOK {
 		p.lay.style = styleGo
 		if !p.goOK {
@@ -165,7 +177,7 @@ func (p *jsonParser) unknown(kStart, kEnd int) error {
 		p.lay.exact = false
 	}
 	l := p.lay
-	l.unknown = append(l.unknown, rawField{after: l.nkeys, key: p.s[kStart:kEnd], value: p.s[vStart:p.i]})
+	l.unknown = append(l.unknown, rawField{after: l.nkeys, key: p.keep(kStart, kEnd), value: p.keep(vStart, p.i)})
 	return nil
 }
 
@@ -347,7 +359,7 @@ func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool
 	} else if err := p.skipNumber(); err != nil {
 		return err
 	}
-	m[k] = p.s[start:p.i]
+	m[k] = p.keep(start, p.i)
 	p.lay.addExtKey(k, kAt, false, false, true)
 	return nil
 }
@@ -409,10 +421,10 @@ func (p *jsonParser) skipValue() error {
 	}
 }
 
-// str reads a quoted string as a substring of s, decoding escapes in place.
+// str reads a quoted string as a view of b, decoding escapes in place.
 func (p *jsonParser) str() (string, error) { return p.scanStr(true) }
 
-// strCopy reads a quoted string without writing to s: the raw text stays
+// strCopy reads a quoted string without writing to b: the raw text stays
 // intact, and a string with escapes is decoded into a new allocation.
 func (p *jsonParser) strCopy() (string, error) { return p.scanStr(false) }
 
@@ -433,7 +445,7 @@ func (p *jsonParser) scanStr(inPlace bool) (string, error) {
 		}
 		if p.s[i] == '"' {
 			p.i = i + 1
-			return p.s[start:i], nil
+			return p.keep(start, i), nil
 		}
 		p.i = i
 		if inPlace {
