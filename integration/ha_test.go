@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,19 +69,30 @@ func newHAEnvWith(t *testing.T, role store.BrokerRole, afterStart func(*broker.B
 	rlog.SetLogLevel("error")
 	ns := testutil.StartNamesrv(t)
 	e := &haEnv{t: t, nsAddr: ns.Addr().String(), topic: uniqueName("HAT"), afterStart: afterStart}
-	e.mcfg, e.mstore = testutil.NewBrokerConfigs(t, e.nsAddr)
-	e.scfg, e.sstore = testutil.NewBrokerConfigs(t, e.nsAddr)
-	e.mstore.BrokerRole = role
-	e.scfg.BrokerID = 1
-	e.sstore.BrokerRole = store.Slave
-	e.mstore.SyncFlushTimeout = 2000
-	for _, o := range opts {
-		o(e.mcfg, e.scfg, e.mstore, e.sstore)
+	// The master keeps fixed ports so it can restart on them; ports picked
+	// free can be taken by a parallel test before the broker binds them, so
+	// the first start tries again on fresh ports (and a fresh store).
+	for attempt := 1; ; attempt++ {
+		e.mcfg, e.mstore = testutil.NewBrokerConfigs(t, e.nsAddr)
+		e.scfg, e.sstore = testutil.NewBrokerConfigs(t, e.nsAddr)
+		e.mstore.BrokerRole = role
+		e.scfg.BrokerID = 1
+		e.sstore.BrokerRole = store.Slave
+		e.mstore.SyncFlushTimeout = 2000
+		for _, o := range opts {
+			o(e.mcfg, e.scfg, e.mstore, e.sstore)
+		}
+		e.mListen, _ = haFreeAddr(t)
+		e.mFast, _ = haFreeAddr(t)
+		_, e.mstore.HAListenPort = haFreeAddr(t)
+		err := e.tryStartMaster()
+		if err == nil {
+			break
+		}
+		if attempt == 5 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatalf("start master: %v", err)
+		}
 	}
-	e.mListen, _ = haFreeAddr(t)
-	e.mFast, _ = haFreeAddr(t)
-	_, e.mstore.HAListenPort = haFreeAddr(t)
-	e.startMaster()
 	tc := body.NewTopicConfig(e.topic)
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 4, 4, 6
 	e.master.Topics().UpdateTopicConfig(tc)
@@ -111,14 +123,26 @@ func newHAEnvWith(t *testing.T, role store.BrokerRole, afterStart func(*broker.B
 // startMaster starts (or restarts, on the same ports and store) the master.
 func (e *haEnv) startMaster() {
 	e.t.Helper()
+	if err := e.tryStartMaster(); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *haEnv) tryStartMaster() error {
+	e.t.Helper()
 	srv := broker.NewNettyServerConfig()
 	_, port, _ := net.SplitHostPort(e.mListen)
 	srv.ListenPort, _ = strconv.Atoi(port)
 	srv.ListenAddr = e.mListen
-	e.master = haStartBroker(e.t, e.mcfg, e.mstore, srv, e.mFast)
+	b, err := haTryStartBroker(e.t, e.mcfg, e.mstore, srv, e.mFast)
+	if err != nil {
+		return err
+	}
+	e.master = b
 	if e.afterStart != nil {
 		e.afterStart(e.master)
 	}
+	return nil
 }
 
 func (e *haEnv) startSlave() {
@@ -134,19 +158,31 @@ func (e *haEnv) startSlave() {
 
 func haStartBroker(t *testing.T, cfg *broker.BrokerConfig, scfg *store.MessageStoreConfig, srv *remoting.NettyServerConfig, fast string) *broker.Broker {
 	t.Helper()
+	b, err := haTryStartBroker(t, cfg, scfg, srv, fast)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func haTryStartBroker(t *testing.T, cfg *broker.BrokerConfig, scfg *store.MessageStoreConfig, srv *remoting.NettyServerConfig, fast string) (*broker.Broker, error) {
+	t.Helper()
 	b, err := broker.New(cfg, scfg, broker.Options{
 		ServerConfig:   srv,
 		FastListenAddr: fast,
 		Logger:         zaptest.NewLogger(t).Named("broker-" + strconv.FormatInt(cfg.BrokerID, 10)),
 	})
 	if err != nil {
-		t.Fatalf("broker.New: %v", err)
+		return nil, fmt.Errorf("broker.New: %w", err)
 	}
 	if err := b.Start(); err != nil {
-		t.Fatalf("broker.Start: %v", err)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_ = b.Shutdown(ctx) // release what the failed start holds; its store is not reused
+		cancel()
+		return nil, fmt.Errorf("broker.Start: %w", err)
 	}
 	t.Cleanup(func() { haShutdown(t, b) })
-	return b
+	return b, nil
 }
 
 func haShutdown(t *testing.T, b *broker.Broker) {
