@@ -81,3 +81,14 @@ func under(pkg, p string) bool {
 	}
 	return pkg == p || strings.HasPrefix(pkg, p+"/")
 }
+
+// TestLayoutGoModTidy keeps go.mod honest: direct dependencies are listed as
+// direct and nothing unused lingers (issue: every require was "// indirect").
+func TestLayoutGoModTidy(t *testing.T) {
+	cmd := exec.Command("go", "mod", "tidy", "-diff")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go mod tidy -diff reports changes (run go mod tidy): %v\n%s", err, out)
+	}
+}
