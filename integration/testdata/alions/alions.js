@@ -1,0 +1,89 @@
+'use strict';
+
+// Driven by integration/alions_test.go: ali-ons produces and consumes
+// through the name server given on the command line. Every event is one
+// JSON line on stdout, for the Go test to check:
+//   {"event":"sent","i":0,"status":"SEND_OK","msgId":"..","queueId":1,"queueOffset":0}
+//   {"event":"received","body":"..","tags":"..","keys":"..","msgId":"..","topic":".."}
+//   {"event":"done"}
+// Usage: node alions.js <nameSrv> <topic> <producerGroup> <consumerGroup> <n> <tagsToSkip>
+// Messages i = 0.. tagsToSkip-1 carry tag TagC (not subscribed); the n after
+// them alternate TagA and TagB and carry key "key-<i>". The consumer
+// subscribes "TagA || TagB" from the first offset and exits once it has
+// seen n messages.
+
+const { Producer, Consumer, Message } = require('ali-ons');
+
+const [nameSrv, topic, producerGroup, consumerGroup, nArg, skipArg] = process.argv.slice(2);
+const n = Number(nArg);
+const skip = Number(skipArg);
+
+const logger = {
+  info() {},
+  debug() {},
+  warn(...args) { console.error('warn', ...args); },
+  error(...args) { console.error('error', ...args); },
+};
+
+// ali-ons needs an http client only to look the name server up from an
+// ONS address server; nameSrv makes it unused.
+const httpclient = {
+  request() { throw new Error('no http lookups in this test'); },
+};
+
+function emit(obj) {
+  process.stdout.write(JSON.stringify(obj) + '\n');
+}
+
+async function produce() {
+  const producer = new Producer({ httpclient, logger, nameSrv, producerGroup });
+  await producer.ready();
+  for (let i = 0; i < skip + n; i++) {
+    const tag = i < skip ? 'TagC' : (i % 2 === 0 ? 'TagA' : 'TagB');
+    const msg = new Message(topic, tag, `alions-body-${i}`);
+    msg.keys = [ `key-${i}` ];
+    const r = await producer.send(msg);
+    emit({
+      event: 'sent', i, status: r.sendStatus, msgId: r.msgId,
+      queueId: Number(r.messageQueue.queueId), queueOffset: Number(r.queueOffset),
+    });
+  }
+  await producer.close();
+}
+
+async function consume() {
+  const consumer = new Consumer({
+    httpclient, logger, nameSrv, consumerGroup,
+    consumeFromWhere: 'CONSUME_FROM_FIRST_OFFSET',
+    brokerSuspendMaxTimeMillis: 2000,
+  });
+  let seen = 0;
+  let resolveAll;
+  const all = new Promise(resolve => { resolveAll = resolve; });
+  consumer.on('error', err => console.error('consumer error', err));
+  consumer.subscribe(topic, 'TagA || TagB', async msg => {
+    emit({
+      event: 'received', topic: msg.topic, body: msg.body.toString(),
+      tags: msg.tags, keys: msg.keys, msgId: msg.msgId,
+    });
+    if (++seen >= n) resolveAll();
+  });
+  await consumer.ready();
+  await all;
+  // the consume loop records a message's offset only after its handler
+  // returned: let it catch up so that close() commits every offset
+  while ([ ...consumer.processQueueTable.values() ].some(({ processQueue }) => processQueue.msgCount > 0)) {
+    await new Promise(resolve => setImmediate(resolve));
+  }
+  await consumer.close();
+}
+
+(async () => {
+  await produce();
+  await consume();
+  emit({ event: 'done' });
+  process.exit(0);
+})().catch(err => {
+  console.error('fatal', err);
+  process.exit(1);
+});
