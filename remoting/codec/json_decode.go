@@ -331,8 +331,9 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 }
 
 // extValue stores one custom-header value found at kAt. Java and Go only
-// send strings; numbers and booleans are kept as their text, null drops the
-// key. isNew means k is certainly not a repeat.
+// send strings; other clients send numbers and booleans too, which take the
+// text fastjson gives them (json_value.go); null drops the key. isNew means
+// k is certainly not a repeat.
 func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool) error {
 	if p.i < len(p.s) && p.s[p.i] == '"' {
 		v, err := p.str()
@@ -350,16 +351,15 @@ func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool
 		return nil
 	}
 	p.lay.exact = false
-	start := p.i
-	if lit, ok := p.literal(); ok {
-		if lit == "null" {
-			delete(m, k)
-			return nil
-		}
-	} else if err := p.skipNumber(); err != nil {
+	v, ok, err := p.extNonString()
+	if err != nil {
 		return err
 	}
-	m[k] = p.keep(start, p.i)
+	if !ok {
+		delete(m, k)
+		return nil
+	}
+	m[k] = v
 	p.lay.addExtKey(k, kAt, false, false, true)
 	return nil
 }

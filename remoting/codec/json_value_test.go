@@ -1,0 +1,143 @@
+package codec
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fastjsonCase is one line of testdata/fastjson/extfields.jsonl: a JSON
+// header, whether it is strict JSON, and the extFields fastjson 1.2.83 (the
+// version in the golden captures) read from it into Java's
+// HashMap<String,String> ([key, value-or-null] pairs), or "error" when it
+// threw. The file was made by running testdata/fastjson/Oracle.java (our
+// own program on fastjson 1.2.83 built from its tag) over handwritten.txt
+// and the output of gen.py.
+type fastjsonCase struct {
+	Header   string          `json:"header"`
+	JSON     bool            `json:"json"`
+	Fastjson json.RawMessage `json:"fastjson"`
+}
+
+// TestCodecExtFieldsLikeFastjson checks that a JSON header's extFields
+// values that are not strings (numbers with fractions and exponents, nested
+// objects and arrays, booleans, null) read as the text fastjson gives them.
+// Every header fastjson refuses is refused; one that is strict JSON is
+// always read (except fastjson's "@type" and "$ref" objects); one that is
+// not (fastjson takes 1.5F, 'x', [1,] ...) may be refused but is never read
+// differently.
+func TestCodecExtFieldsLikeFastjson(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "fastjson", "extfields.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var n, refused int
+	for sc.Scan() {
+		var tc fastjsonCase
+		if err := json.Unmarshal(sc.Bytes(), &tc); err != nil {
+			t.Fatal(err)
+		}
+		n++
+		c, err := Decode(jsonFrame(tc.Header, ""))
+		if string(tc.Fastjson) == `"error"` {
+			if !errors.Is(err, ErrMalformedHeader) {
+				t.Errorf("fastjson refuses %s; got %v %q", tc.Header, err, extOf(c))
+			}
+			continue
+		}
+		if err != nil {
+			special := strings.Contains(tc.Header, `"$ref"`) || strings.Contains(tc.Header, `"@type"`)
+			if tc.JSON && !special || !errors.Is(err, ErrMalformedHeader) {
+				t.Errorf("%s: %v", tc.Header, err)
+			}
+			refused++
+			continue
+		}
+		var pairs [][2]*string
+		if err := json.Unmarshal(tc.Fastjson, &pairs); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{}
+		for _, p := range pairs {
+			if p[1] != nil { // Java keeps a null value; reading it is like an absent key
+				want[*p[0]] = *p[1]
+			}
+		}
+		if !sameExt(c.ExtFields, want) {
+			t.Errorf("%s\n got %q\nwant %q", tc.Header, c.ExtFields, want)
+		}
+		checkRoundTrip(t, jsonFrame(tc.Header, ""))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n < 250 || refused > 25 {
+		t.Fatalf("%d cases, %d refused: the table looks wrong", n, refused)
+	}
+}
+
+func extOf(c *RemotingCommand) map[string]string {
+	if c == nil {
+		return nil
+	}
+	return c.ExtFields
+}
+
+func sameExt(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestCodecExtFieldsDecimalText pins BigDecimal.toString on hand-picked
+// edges (values from Java 17's BigDecimal).
+func TestCodecExtFieldsDecimalText(t *testing.T) {
+	for in, want := range map[string]string{
+		"1e3": "1E+3", "1.5e2": "1.5E+2", "150e-1": "15.0", "0.0000001": "1E-7", "0.000001": "0.000001",
+		"-0.0": "0.0", "0e5": "0E+5", "0.0000000": "0E-7", "1.50": "1.50", "-1.5E-3": "-0.0015",
+		"100.00e-2": "1.0000", "1.23E10": "1.23E+10", "1.": "1", "00.5": "0.5", "1E-0": "1",
+		"-12.5e-9": "-1.25E-8",
+	} {
+		c, err := Decode(jsonFrame(`{"code":1,"extFields":{"v":`+in+`}}`, ""))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if got := c.Ext("v"); got != want {
+			t.Errorf("%s read as %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCodecExtFieldsDeepValue refuses a value nested past maxValueDepth
+// with an error, not a stack overflow.
+func TestCodecExtFieldsDeepValue(t *testing.T) {
+	deep := make([]byte, 0, 2*100000)
+	for range 100000 {
+		deep = append(deep, '[')
+	}
+	for range 100000 {
+		deep = append(deep, ']')
+	}
+	_, err := Decode(jsonFrame(`{"code":1,"extFields":{"v":`+string(deep)+`}}`, ""))
+	if !errors.Is(err, ErrMalformedHeader) {
+		t.Fatalf("got %v", err)
+	}
+	ok := `{"code":1,"extFields":{"v":[[[{"a":[1]}]]]}}`
+	if c, err := Decode(jsonFrame(ok, "")); err != nil || c.Ext("v") != `[[[{"a":[1]}]]]` {
+		t.Fatalf("%v %q", err, c.Ext("v"))
+	}
+}
