@@ -39,23 +39,43 @@ type goldenHeaderLine struct {
 // TestCodecClientsGoldenExtFields decodes every frame the C++ client, ali-ons
 // and the ACL sessions exchanged with Java 4.9.8 and compares extFields with
 // what the Java broker saw: fastjson's HashMap<String,String>, where a JSON
-// number or boolean value becomes its text.
+// number or boolean value becomes its text. testdata/clients holds one
+// request of each code per client (always checked); the whole recording is
+// checked when the shared golden set is present.
 func TestCodecClientsGoldenExtFields(t *testing.T) {
-	dir := clientsGoldenDir(t)
-	f, err := os.Open(filepath.Join(dir, "headers.jsonl"))
+	t.Run("testdata", func(t *testing.T) {
+		n, typed := checkClientFrames(t, filepath.Join("testdata", "clients"), "headers.jsonl")
+		if n < 30 || typed < 8 {
+			t.Fatalf("checked %d frames, %d with typed extFields", n, typed)
+		}
+	})
+	t.Run("shared", func(t *testing.T) {
+		dir := clientsGoldenDir(t)
+		n, typed := checkClientFrames(t, filepath.Join(dir, ".."), filepath.Join("frames", "headers.jsonl"))
+		if n < 800 || typed < 60 {
+			t.Fatalf("checked %d frames, %d with typed extFields: the set looks incomplete", n, typed)
+		}
+	})
+}
+
+// checkClientFrames checks each frame listed in the headers.jsonl at
+// dir/list (file names relative to dir) and counts the frames and those
+// with typed extFields values.
+func checkClientFrames(t *testing.T, dir, list string) (n, typed int) {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, list))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	var n, typed int
 	for sc.Scan() {
 		var g goldenHeaderLine
 		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
 			t.Fatal(err)
 		}
-		frame, err := os.ReadFile(filepath.Join(dir, "..", g.File))
+		frame, err := os.ReadFile(filepath.Join(dir, g.File))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,9 +88,7 @@ func TestCodecClientsGoldenExtFields(t *testing.T) {
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n < 800 || typed < 60 {
-		t.Fatalf("checked %d frames, %d with typed extFields: the set looks incomplete", n, typed)
-	}
+	return n, typed
 }
 
 func checkClientFrame(t *testing.T, g goldenHeaderLine, frame []byte) {

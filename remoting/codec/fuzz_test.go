@@ -13,6 +13,8 @@ import (
 // fuzzSeeds returns the testdata frames plus damaged variants of them.
 func fuzzSeeds(f testing.TB) [][]byte {
 	files, _ := filepath.Glob(filepath.Join(testdataFrames, "*.bin"))
+	clients, _ := filepath.Glob(filepath.Join("testdata", "clients", "*.bin")) // C++, ali-ons, ACL
+	files = append(files, clients...)
 	var seeds [][]byte
 	for _, name := range files {
 		b, err := os.ReadFile(name)
@@ -33,6 +35,7 @@ func fuzzSeeds(f testing.TB) [][]byte {
 	seeds = append(seeds,
 		jsonFrame(`{"code":105,"language":"GO","version":317,"opaque":1,"flag":0,"remark":"","extFields":{"topic":"TopicTest"}}`, ""),
 		jsonFrame(` {"code":1,"x":[{"a":null}],"extFields":{"a":"\u00e9\ud83d\ude00"}} `, "b"),
+		jsonFrame(`{"code":1,"extFields":{"a":1.5e-7,"b":{"y":[1,2.50,null,{}],"x":-0},"c":false,"d":null,"e":-007}}`, ""),
 		[]byte{0, 0, 0, 4, 1, 0, 0, 0},
 	)
 	return seeds
