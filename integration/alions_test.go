@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,13 +14,21 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 // alionsDir holds the Node driver and the pinned ali-ons dependency.
@@ -121,6 +128,8 @@ type alionsEvent struct {
 	Body        string `json:"body"`
 	Tags        string `json:"tags"`
 	Keys        string `json:"keys"`
+	// ReconsumeTimes counts earlier deliveries of a received message.
+	ReconsumeTimes int `json:"reconsumeTimes"`
 }
 
 // lockedBuffer collects the node process's stderr for the failure message.
@@ -188,56 +197,114 @@ func runAlions(ctx context.Context, t *testing.T, nodeModules string, args ...st
 	return events
 }
 
-// TestIntegrationAliONSProduceConsume runs ali-ons 3.12.0 (Node.js) against
-// the in-process name server and broker: its producer sends messages with
-// tags and keys, its push consumer (cluster mode, from the first offset,
-// subscribed to two of three tags) receives each subscribed one with its
-// body, tag and key, and the broker keeps the group's committed offsets.
-// ali-ons writes its own JSON headers (typed extFields, version 121) and
-// reads routes in the old unquoted-key JSON.
-func TestIntegrationAliONSProduceConsume(t *testing.T) {
-	t.Parallel()
+// aliONSRun is one run of the Node driver against fresh in-process servers.
+type aliONSRun struct {
+	b          *broker.Broker
+	topic      string
+	group      string
+	sent, got  []alionsEvent
+	n, skip    int
+	retryIndex int // -1: no retry
+	brokerName string
+}
+
+// runAliONS starts a name server and a broker (opts adjust the broker), creates
+// a 4-queue topic (ali-ons has no TBW102 fallback) and runs the driver to
+// completion within 90 s.
+func runAliONS(t *testing.T, n, skip, retryIndex int, opts ...testutil.BrokerOption) *aliONSRun {
+	t.Helper()
 	nodeModules := alionsNodeModules(t)
 	ns := testutil.StartNamesrv(t)
-	b := testutil.StartBroker(t, ns.Addr().String())
-	topic := uniqueName("AliONST")
-	tc := body.NewTopicConfig(topic) // ali-ons has no TBW102 fallback
+	r := &aliONSRun{
+		b: testutil.StartBroker(t, ns.Addr().String(), opts...), topic: uniqueName("AliONST"),
+		group: uniqueName("alions_cg"), n: n, skip: skip, retryIndex: retryIndex,
+	}
+	r.brokerName = r.b.Config().BrokerName
+	tc := body.NewTopicConfig(r.topic)
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 4, 4, 6
-	b.Topics().UpdateTopicConfig(tc)
-	b.RegisterBrokerAll(false)
+	r.b.Topics().UpdateTopicConfig(tc)
+	r.b.RegisterBrokerAll(false)
+	checkAliONSRouteJSON(t, ns.Addr().String(), r.topic, r.b.BrokerAddr())
 
-	const n, skip = 8, 2
-	group := uniqueName("alions_cg")
+	args := []string{ns.Addr().String(), r.topic, uniqueName("alions_pg"), r.group, strconv.Itoa(n), strconv.Itoa(skip)}
+	if retryIndex >= 0 {
+		args = append(args, strconv.Itoa(retryIndex))
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	events := runAlions(ctx, t, nodeModules, ns.Addr().String(), topic, uniqueName("alions_pg"), group,
-		strconv.Itoa(n), strconv.Itoa(skip))
-
-	var sent, got []alionsEvent
-	for _, e := range events {
-		switch e.Event {
-		case "sent":
-			sent = append(sent, e)
-		case "received":
-			got = append(got, e)
-		}
-	}
+	events := runAlions(ctx, t, nodeModules, args...)
 	if len(events) == 0 || events[len(events)-1].Event != "done" {
 		t.Fatalf("driver did not finish: %+v", events)
 	}
-	checkAliONSSent(t, b.Config().BrokerName, sent, n+skip)
-	checkAliONSReceived(t, topic, got, n, skip)
+	for _, e := range events {
+		switch e.Event {
+		case "sent":
+			r.sent = append(r.sent, e)
+		case "received":
+			r.got = append(r.got, e)
+		}
+	}
+	return r
+}
 
-	// the consumer committed its progress: every queue's offset is its end
+// checkCommitted asserts the group committed every queue of the topic up to
+// its end.
+func (r *aliONSRun) checkCommitted(t *testing.T) {
+	t.Helper()
 	for qid := range int32(4) {
-		want := b.Store().MaxOffsetInQueue(topic, qid)
-		if off := b.Offsets().QueryOffset(group, topic, qid); off != want {
+		want := r.b.Store().MaxOffsetInQueue(r.topic, qid)
+		if off := r.b.Offsets().QueryOffset(r.group, r.topic, qid); off != want {
 			t.Errorf("group offset of queue %d = %d, want %d", qid, off, want)
 		}
 	}
 }
 
-func checkAliONSSent(t *testing.T, brokerName string, sent []alionsEvent, total int) {
+// TestIntegrationAliONSProduceConsume runs ali-ons 3.12.0 (Node.js) against
+// the in-process name server and broker: its producer sends messages with
+// tags and keys, its push consumer (cluster mode, from the first offset,
+// subscribed to two of three tags) receives each subscribed one once with
+// its body, tag and key, and the broker keeps the group's committed offsets.
+// ali-ons writes its own JSON headers (typed extFields, version 121) and
+// reads routes in the old unquoted-key JSON.
+func TestIntegrationAliONSProduceConsume(t *testing.T) {
+	t.Parallel()
+	r := runAliONS(t, 8, 2, -1)
+	checkAliONSSent(t, r.sent, r.n+r.skip)
+	checkAliONSReceived(t, r.topic, r.got, r.n, r.skip, -1)
+	r.checkCommitted(t)
+}
+
+// TestIntegrationAliONSRetry has the ali-ons handler ask for one message to
+// be consumed again: ali-ons sends it back (CONSUMER_SEND_MSG_BACK with its
+// typed header: the 64-bit commit-log offset as a JSON number), the broker
+// schedules it on the group's retry topic, and it comes back once, with
+// reconsumeTimes 1 and its original topic, body, tag and key.
+func TestIntegrationAliONSRetry(t *testing.T) {
+	t.Parallel()
+	fastDelay := func(_ *broker.BrokerConfig, s *store.MessageStoreConfig) {
+		s.MessageDelayLevel = "1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s"
+	}
+	r := runAliONS(t, 4, 0, 1, fastDelay)
+	checkAliONSSent(t, r.sent, r.n)
+	checkAliONSReceived(t, r.topic, r.got, r.n, r.skip, 1)
+	r.checkCommitted(t)
+	// the second delivery is the broker's copy, not ali-ons's local retry
+	// (its fallback when the send-back fails)
+	var ids []string
+	for _, g := range r.got {
+		if g.Body == "alions-body-1" {
+			ids = append(ids, g.MsgID)
+		}
+	}
+	if len(ids) == 2 && ids[0] == ids[1] {
+		t.Errorf("retried message came back with the same id %s: not sent back to the broker", ids[0])
+	}
+	if n := r.b.Store().MaxOffsetInQueue("%RETRY%"+r.group, 0); n != 1 {
+		t.Errorf("retry topic of %s holds %d messages, want 1", r.group, n)
+	}
+}
+
+func checkAliONSSent(t *testing.T, sent []alionsEvent, total int) {
 	t.Helper()
 	if len(sent) != total {
 		t.Fatalf("sent %d messages, want %d: %+v", len(sent), total, sent)
@@ -253,31 +320,37 @@ func checkAliONSSent(t *testing.T, brokerName string, sent []alionsEvent, total 
 		}
 		perQueue[s.QueueID]++
 	}
-	if len(perQueue) != 4 {
-		t.Errorf("sends used queues %v of broker %s, want all 4", perQueue, brokerName)
+	if len(perQueue) != min(total, 4) {
+		t.Errorf("sends used queues %v, want %d of the 4", perQueue, min(total, 4))
 	}
 }
 
-func checkAliONSReceived(t *testing.T, topic string, got []alionsEvent, n, skip int) {
+// checkAliONSReceived expects messages skip..skip+n-1 once each (message
+// retryIndex twice: first with reconsumeTimes 0, then 1) and none of the
+// TagC ones before them.
+func checkAliONSReceived(t *testing.T, topic string, got []alionsEvent, n, skip, retryIndex int) {
 	t.Helper()
-	byBody := map[string]alionsEvent{}
+	byBody := map[string][]alionsEvent{}
 	for _, g := range got {
-		if _, dup := byBody[g.Body]; dup {
-			t.Errorf("received %q twice", g.Body)
-		}
-		byBody[g.Body] = g
+		byBody[g.Body] = append(byBody[g.Body], g)
 	}
 	var missing []string
 	for i := skip; i < skip+n; i++ {
 		bodyText := "alions-body-" + strconv.Itoa(i)
-		g, ok := byBody[bodyText]
-		if !ok {
-			missing = append(missing, bodyText)
+		deliveries := byBody[bodyText]
+		wantTimes := 1
+		if i == retryIndex {
+			wantTimes = 2
+		}
+		if len(deliveries) != wantTimes {
+			missing = append(missing, fmt.Sprintf("%s delivered %d times, want %d", bodyText, len(deliveries), wantTimes))
 			continue
 		}
 		wantTag := map[bool]string{true: "TagA", false: "TagB"}[i%2 == 0]
-		if g.Topic != topic || g.Tags != wantTag || g.Keys != "key-"+strconv.Itoa(i) || g.MsgID == "" {
-			t.Errorf("message %d received as %+v, want tag %s key key-%d", i, g, wantTag, i)
+		for k, g := range deliveries {
+			if g.Topic != topic || g.Tags != wantTag || g.Keys != "key-"+strconv.Itoa(i) || g.MsgID == "" || g.ReconsumeTimes != k {
+				t.Errorf("message %d delivery %d: %+v, want tag %s key key-%d reconsumeTimes %d", i, k, g, wantTag, i, k)
+			}
 		}
 	}
 	for i := range skip {
@@ -287,9 +360,26 @@ func checkAliONSReceived(t *testing.T, topic string, got []alionsEvent, n, skip 
 	}
 	if len(missing) > 0 {
 		slices.Sort(missing)
-		t.Errorf("not received: %v (got %d messages)", missing, len(got))
+		t.Errorf("%v (got %d deliveries)", missing, len(got))
 	}
-	if len(got) != n {
-		t.Error(errors.New("received " + strconv.Itoa(len(got)) + " messages, want " + strconv.Itoa(n)))
+}
+
+// checkAliONSRouteJSON asks the name server for the route as ali-ons 3.12.0
+// does (version 121) and expects the old fastjson form with unquoted
+// integer keys, which Java 4.9.8 sends to clients older than 4.9.4.
+func checkAliONSRouteJSON(t *testing.T, nsAddr, topic, brokerAddr string) {
+	t.Helper()
+	rc := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
+	req := codec.NewRequest(code.GetRouteinfoByTopic, map[string]string{"topic": topic}, nil)
+	req.Version = 121
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	resp, err := rc.InvokeSync(ctx, nsAddr, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"brokerAddrs":{0:"` + brokerAddr + `"}`; resp.Code != code.Success || !strings.Contains(string(resp.Body), want) {
+		t.Fatalf("route for version 121: code %d body %s, want it to contain %s", resp.Code, resp.Body, want)
 	}
 }

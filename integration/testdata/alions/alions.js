@@ -4,19 +4,22 @@
 // through the name server given on the command line. Every event is one
 // JSON line on stdout, for the Go test to check:
 //   {"event":"sent","i":0,"status":"SEND_OK","msgId":"..","queueId":1,"queueOffset":0}
-//   {"event":"received","body":"..","tags":"..","keys":"..","msgId":"..","topic":".."}
+//   {"event":"received","body":"..","tags":"..","keys":"..","msgId":"..","topic":"..","reconsumeTimes":0}
 //   {"event":"done"}
-// Usage: node alions.js <nameSrv> <topic> <producerGroup> <consumerGroup> <n> <tagsToSkip>
+// Usage: node alions.js <nameSrv> <topic> <producerGroup> <consumerGroup> <n> <tagsToSkip> [retryIndex]
 // Messages i = 0.. tagsToSkip-1 carry tag TagC (not subscribed); the n after
 // them alternate TagA and TagB and carry key "key-<i>". The consumer
 // subscribes "TagA || TagB" from the first offset and exits once it has
-// seen n messages.
+// seen n messages. With retryIndex, the handler asks once for message
+// retryIndex to be retried (ali-ons sends it back to the broker) and the
+// consumer also waits for its second delivery.
 
 const { Producer, Consumer, Message } = require('ali-ons');
 
-const [nameSrv, topic, producerGroup, consumerGroup, nArg, skipArg] = process.argv.slice(2);
+const [nameSrv, topic, producerGroup, consumerGroup, nArg, skipArg, retryArg] = process.argv.slice(2);
 const n = Number(nArg);
 const skip = Number(skipArg);
+const retryBody = retryArg === undefined ? null : `alions-body-${retryArg}`;
 
 const logger = {
   info() {},
@@ -58,15 +61,25 @@ async function consume() {
     brokerSuspendMaxTimeMillis: 2000,
   });
   let seen = 0;
+  let retried = retryBody === null;
   let resolveAll;
   const all = new Promise(resolve => { resolveAll = resolve; });
   consumer.on('error', err => console.error('consumer error', err));
   consumer.subscribe(topic, 'TagA || TagB', async msg => {
+    const body = msg.body.toString();
     emit({
-      event: 'received', topic: msg.topic, body: msg.body.toString(),
-      tags: msg.tags, keys: msg.keys, msgId: msg.msgId,
+      event: 'received', topic: msg.topic, body,
+      tags: msg.tags, keys: msg.keys, msgId: msg.msgId, reconsumeTimes: msg.reconsumeTimes,
     });
-    if (++seen >= n) resolveAll();
+    if (body === retryBody && msg.reconsumeTimes === 0) {
+      return Consumer.ACTION_RETRY;
+    }
+    if (body === retryBody) {
+      retried = true;
+    } else {
+      seen++;
+    }
+    if (seen >= n - (retryBody === null ? 0 : 1) && retried) resolveAll();
   });
   await consumer.ready();
   await all;
