@@ -197,51 +197,69 @@ func runAlions(ctx context.Context, t *testing.T, nodeModules string, args ...st
 	return events
 }
 
-// aliONSRun is one run of the Node driver against fresh in-process servers.
-type aliONSRun struct {
-	b          *broker.Broker
-	topic      string
-	group      string
-	sent, got  []alionsEvent
-	n, skip    int
-	retryIndex int // -1: no retry
-	brokerName string
+// aliONSEnv is a name server and a broker with one 4-queue topic (ali-ons
+// has no TBW102 fallback), for runs of the Node driver.
+type aliONSEnv struct {
+	nodeModules string
+	nsAddr      string
+	b           *broker.Broker
+	topic       string
 }
 
-// runAliONS starts a name server and a broker (opts adjust the broker), creates
-// a 4-queue topic (ali-ons has no TBW102 fallback) and runs the driver to
-// completion within 90 s.
-func runAliONS(t *testing.T, n, skip, retryIndex int, opts ...testutil.BrokerOption) *aliONSRun {
-	t.Helper()
-	nodeModules := alionsNodeModules(t)
-	ns := testutil.StartNamesrv(t)
-	r := &aliONSRun{
-		b: testutil.StartBroker(t, ns.Addr().String(), opts...), topic: uniqueName("AliONST"),
-		group: uniqueName("alions_cg"), n: n, skip: skip, retryIndex: retryIndex,
-	}
-	r.brokerName = r.b.Config().BrokerName
-	tc := body.NewTopicConfig(r.topic)
-	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 4, 4, 6
-	r.b.Topics().UpdateTopicConfig(tc)
-	r.b.RegisterBrokerAll(false)
-	checkAliONSRouteJSON(t, ns.Addr().String(), r.topic, r.b.BrokerAddr())
+// aliONSConfig is the driver's configuration (see alions.js).
+type aliONSConfig struct {
+	NameSrv       string `json:"nameSrv"`
+	Topic         string `json:"topic"`
+	ProducerGroup string `json:"producerGroup"`
+	ConsumerGroup string `json:"consumerGroup"`
+	First         int    `json:"first"`
+	N             int    `json:"n"`
+	Skip          int    `json:"skip"`
+	RetryIndex    int    `json:"retryIndex"`
+}
 
-	args := []string{ns.Addr().String(), r.topic, uniqueName("alions_pg"), r.group, strconv.Itoa(n), strconv.Itoa(skip)}
-	if retryIndex >= 0 {
-		args = append(args, strconv.Itoa(retryIndex))
+// aliONSResult is what one run sent and received.
+type aliONSResult struct {
+	cfg       aliONSConfig
+	sent, got []alionsEvent
+}
+
+func newAliONSEnv(t *testing.T, opts ...testutil.BrokerOption) *aliONSEnv {
+	t.Helper()
+	e := &aliONSEnv{nodeModules: alionsNodeModules(t), topic: uniqueName("AliONST")}
+	ns := testutil.StartNamesrv(t)
+	e.nsAddr = ns.Addr().String()
+	e.b = testutil.StartBroker(t, e.nsAddr, opts...)
+	tc := body.NewTopicConfig(e.topic)
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 4, 4, 6
+	e.b.Topics().UpdateTopicConfig(tc)
+	e.b.RegisterBrokerAll(false)
+	checkAliONSRouteJSON(t, e.nsAddr, e.topic, e.b.BrokerAddr())
+	return e
+}
+
+// run runs the driver to completion within 90 s; cfg's servers and topic
+// are filled in.
+func (e *aliONSEnv) run(t *testing.T, cfg aliONSConfig) *aliONSResult {
+	t.Helper()
+	cfg.NameSrv, cfg.Topic = e.nsAddr, e.topic
+	arg, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
 	defer cancel()
-	events := runAlions(ctx, t, nodeModules, args...)
+	events := runAlions(ctx, t, e.nodeModules, string(arg))
 	if len(events) == 0 || events[len(events)-1].Event != "done" {
 		t.Fatalf("driver did not finish: %+v", events)
 	}
-	for _, e := range events {
-		switch e.Event {
+	r := &aliONSResult{cfg: cfg}
+	for _, ev := range events {
+		switch ev.Event {
 		case "sent":
-			r.sent = append(r.sent, e)
+			r.sent = append(r.sent, ev)
 		case "received":
-			r.got = append(r.got, e)
+			r.got = append(r.got, ev)
 		}
 	}
 	return r
@@ -249,11 +267,11 @@ func runAliONS(t *testing.T, n, skip, retryIndex int, opts ...testutil.BrokerOpt
 
 // checkCommitted asserts the group committed every queue of the topic up to
 // its end.
-func (r *aliONSRun) checkCommitted(t *testing.T) {
+func (e *aliONSEnv) checkCommitted(t *testing.T, group string) {
 	t.Helper()
 	for qid := range int32(4) {
-		want := r.b.Store().MaxOffsetInQueue(r.topic, qid)
-		if off := r.b.Offsets().QueryOffset(r.group, r.topic, qid); off != want {
+		want := e.b.Store().MaxOffsetInQueue(e.topic, qid)
+		if off := e.b.Offsets().QueryOffset(group, e.topic, qid); off != want {
 			t.Errorf("group offset of queue %d = %d, want %d", qid, off, want)
 		}
 	}
@@ -264,14 +282,23 @@ func (r *aliONSRun) checkCommitted(t *testing.T) {
 // tags and keys, its push consumer (cluster mode, from the first offset,
 // subscribed to two of three tags) receives each subscribed one once with
 // its body, tag and key, and the broker keeps the group's committed offsets.
-// ali-ons writes its own JSON headers (typed extFields, version 121) and
-// reads routes in the old unquoted-key JSON.
+// A second consumer process of the same group then gets only the messages
+// sent after them. ali-ons writes its own JSON headers (typed extFields,
+// version 121) and reads routes in the old unquoted-key JSON.
 func TestIntegrationAliONSProduceConsume(t *testing.T) {
 	t.Parallel()
-	r := runAliONS(t, 8, 2, -1)
-	checkAliONSSent(t, r.sent, r.n+r.skip)
-	checkAliONSReceived(t, r.topic, r.got, r.n, r.skip, -1)
-	r.checkCommitted(t)
+	e := newAliONSEnv(t)
+	cfg := aliONSConfig{ProducerGroup: uniqueName("alions_pg"), ConsumerGroup: uniqueName("alions_cg"), N: 8, Skip: 2, RetryIndex: -1}
+	r := e.run(t, cfg)
+	r.checkSent(t)
+	r.checkReceived(t)
+	e.checkCommitted(t, cfg.ConsumerGroup)
+
+	cfg.First = 100
+	r = e.run(t, cfg)
+	r.checkSent(t)
+	r.checkReceived(t)
+	e.checkCommitted(t, cfg.ConsumerGroup)
 }
 
 // TestIntegrationAliONSRetry has the ali-ons handler ask for one message to
@@ -281,13 +308,14 @@ func TestIntegrationAliONSProduceConsume(t *testing.T) {
 // reconsumeTimes 1 and its original topic, body, tag and key.
 func TestIntegrationAliONSRetry(t *testing.T) {
 	t.Parallel()
-	fastDelay := func(_ *broker.BrokerConfig, s *store.MessageStoreConfig) {
+	e := newAliONSEnv(t, func(_ *broker.BrokerConfig, s *store.MessageStoreConfig) {
 		s.MessageDelayLevel = "1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s 1s"
-	}
-	r := runAliONS(t, 4, 0, 1, fastDelay)
-	checkAliONSSent(t, r.sent, r.n)
-	checkAliONSReceived(t, r.topic, r.got, r.n, r.skip, 1)
-	r.checkCommitted(t)
+	})
+	cfg := aliONSConfig{ProducerGroup: uniqueName("alions_pg"), ConsumerGroup: uniqueName("alions_cg"), N: 4, RetryIndex: 1}
+	r := e.run(t, cfg)
+	r.checkSent(t)
+	r.checkReceived(t)
+	e.checkCommitted(t, cfg.ConsumerGroup)
 	// the second delivery is the broker's copy, not ali-ons's local retry
 	// (its fallback when the send-back fails)
 	var ids []string
@@ -299,68 +327,71 @@ func TestIntegrationAliONSRetry(t *testing.T) {
 	if len(ids) == 2 && ids[0] == ids[1] {
 		t.Errorf("retried message came back with the same id %s: not sent back to the broker", ids[0])
 	}
-	if n := r.b.Store().MaxOffsetInQueue("%RETRY%"+r.group, 0); n != 1 {
-		t.Errorf("retry topic of %s holds %d messages, want 1", r.group, n)
+	if n := e.b.Store().MaxOffsetInQueue("%RETRY%"+cfg.ConsumerGroup, 0); n != 1 {
+		t.Errorf("retry topic of %s holds %d messages, want 1", cfg.ConsumerGroup, n)
 	}
 }
 
-func checkAliONSSent(t *testing.T, sent []alionsEvent, total int) {
+// checkSent expects every message sent in order, SEND_OK, spread
+// round-robin over the queues with consecutive offsets per queue.
+func (r *aliONSResult) checkSent(t *testing.T) {
 	t.Helper()
-	if len(sent) != total {
-		t.Fatalf("sent %d messages, want %d: %+v", len(sent), total, sent)
+	total := r.cfg.N + r.cfg.Skip
+	if len(r.sent) != total {
+		t.Fatalf("sent %d messages, want %d: %+v", len(r.sent), total, r.sent)
 	}
-	perQueue := map[int32]int64{}
-	for i, s := range sent {
-		if s.I != i || s.Status != "SEND_OK" || s.MsgID == "" {
-			t.Errorf("send %d: %+v", i, s)
+	last := map[int32]int64{} // queue → offset of its latest send
+	for i, s := range r.sent {
+		if s.I != r.cfg.First+i || s.Status != "SEND_OK" || s.MsgID == "" {
+			t.Errorf("send %d: %+v", r.cfg.First+i, s)
 		}
-		// ali-ons spreads the sends round-robin; each queue counts from 0
-		if s.QueueOffset != perQueue[s.QueueID] {
-			t.Errorf("send %d went to queue %d offset %d, want offset %d", i, s.QueueID, s.QueueOffset, perQueue[s.QueueID])
+		if prev, ok := last[s.QueueID]; ok && s.QueueOffset != prev+1 {
+			t.Errorf("send %d went to queue %d offset %d, after offset %d", s.I, s.QueueID, s.QueueOffset, prev)
 		}
-		perQueue[s.QueueID]++
+		last[s.QueueID] = s.QueueOffset
 	}
-	if len(perQueue) != min(total, 4) {
-		t.Errorf("sends used queues %v, want %d of the 4", perQueue, min(total, 4))
+	if len(last) != min(total, 4) {
+		t.Errorf("sends used queues %v, want %d of the 4", last, min(total, 4))
 	}
 }
 
-// checkAliONSReceived expects messages skip..skip+n-1 once each (message
-// retryIndex twice: first with reconsumeTimes 0, then 1) and none of the
-// TagC ones before them.
-func checkAliONSReceived(t *testing.T, topic string, got []alionsEvent, n, skip, retryIndex int) {
+// checkReceived expects the n subscribed messages once each (message
+// retryIndex twice: first with reconsumeTimes 0, then 1), with their topic,
+// tag and key, and nothing else: no TagC message, none of an earlier run.
+func (r *aliONSResult) checkReceived(t *testing.T) {
 	t.Helper()
 	byBody := map[string][]alionsEvent{}
-	for _, g := range got {
+	for _, g := range r.got {
 		byBody[g.Body] = append(byBody[g.Body], g)
 	}
-	var missing []string
-	for i := skip; i < skip+n; i++ {
+	var problems []string
+	want := 0
+	for i := r.cfg.First + r.cfg.Skip; i < r.cfg.First+r.cfg.Skip+r.cfg.N; i++ {
 		bodyText := "alions-body-" + strconv.Itoa(i)
 		deliveries := byBody[bodyText]
+		delete(byBody, bodyText)
 		wantTimes := 1
-		if i == retryIndex {
+		if i == r.cfg.RetryIndex {
 			wantTimes = 2
 		}
+		want += wantTimes
 		if len(deliveries) != wantTimes {
-			missing = append(missing, fmt.Sprintf("%s delivered %d times, want %d", bodyText, len(deliveries), wantTimes))
+			problems = append(problems, fmt.Sprintf("%s delivered %d times, want %d", bodyText, len(deliveries), wantTimes))
 			continue
 		}
 		wantTag := map[bool]string{true: "TagA", false: "TagB"}[i%2 == 0]
 		for k, g := range deliveries {
-			if g.Topic != topic || g.Tags != wantTag || g.Keys != "key-"+strconv.Itoa(i) || g.MsgID == "" || g.ReconsumeTimes != k {
+			if g.Topic != r.cfg.Topic || g.Tags != wantTag || g.Keys != "key-"+strconv.Itoa(i) || g.MsgID == "" || g.ReconsumeTimes != k {
 				t.Errorf("message %d delivery %d: %+v, want tag %s key key-%d reconsumeTimes %d", i, k, g, wantTag, i, k)
 			}
 		}
 	}
-	for i := range skip {
-		if g, ok := byBody["alions-body-"+strconv.Itoa(i)]; ok {
-			t.Errorf("TagC message %d delivered to a TagA || TagB subscription: %+v", i, g)
-		}
+	for bodyText, g := range byBody {
+		problems = append(problems, fmt.Sprintf("unexpected %s: %+v", bodyText, g))
 	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		t.Errorf("%v (got %d deliveries)", missing, len(got))
+	if len(problems) > 0 {
+		slices.Sort(problems)
+		t.Errorf("%v (got %d deliveries, want %d)", problems, len(r.got), want)
 	}
 }
 

@@ -6,20 +6,22 @@
 //   {"event":"sent","i":0,"status":"SEND_OK","msgId":"..","queueId":1,"queueOffset":0}
 //   {"event":"received","body":"..","tags":"..","keys":"..","msgId":"..","topic":"..","reconsumeTimes":0}
 //   {"event":"done"}
-// Usage: node alions.js <nameSrv> <topic> <producerGroup> <consumerGroup> <n> <tagsToSkip> [retryIndex]
-// Messages i = 0.. tagsToSkip-1 carry tag TagC (not subscribed); the n after
-// them alternate TagA and TagB and carry key "key-<i>". The consumer
-// subscribes "TagA || TagB" from the first offset and exits once it has
-// seen n messages. With retryIndex, the handler asks once for message
-// retryIndex to be retried (ali-ons sends it back to the broker) and the
-// consumer also waits for its second delivery.
+// Usage: node alions.js '<config JSON>', config
+//   {"nameSrv":"127.0.0.1:9876","topic":"T","producerGroup":"pg","consumerGroup":"cg",
+//    "first":0,"n":8,"skip":2,"retryIndex":-1}
+// Messages i = first .. first+skip-1 carry tag TagC (not subscribed); the n
+// after them alternate TagA (even i) and TagB and carry key "key-<i>" and
+// body "alions-body-<i>". The consumer subscribes "TagA || TagB" from the
+// first offset and exits once it has seen n messages. With retryIndex >= 0
+// the handler asks once for message retryIndex to be retried (ali-ons sends
+// it back to the broker) and the consumer also waits for its second
+// delivery.
 
 const { Producer, Consumer, Message } = require('ali-ons');
 
-const [nameSrv, topic, producerGroup, consumerGroup, nArg, skipArg, retryArg] = process.argv.slice(2);
-const n = Number(nArg);
-const skip = Number(skipArg);
-const retryBody = retryArg === undefined ? null : `alions-body-${retryArg}`;
+const cfg = JSON.parse(process.argv[2]);
+const { nameSrv, topic, producerGroup, consumerGroup, first, n, skip } = cfg;
+const retryBody = cfg.retryIndex >= 0 ? `alions-body-${cfg.retryIndex}` : null;
 
 const logger = {
   info() {},
@@ -41,8 +43,8 @@ function emit(obj) {
 async function produce() {
   const producer = new Producer({ httpclient, logger, nameSrv, producerGroup });
   await producer.ready();
-  for (let i = 0; i < skip + n; i++) {
-    const tag = i < skip ? 'TagC' : (i % 2 === 0 ? 'TagA' : 'TagB');
+  for (let i = first; i < first + skip + n; i++) {
+    const tag = i < first + skip ? 'TagC' : (i % 2 === 0 ? 'TagA' : 'TagB');
     const msg = new Message(topic, tag, `alions-body-${i}`);
     msg.keys = [ `key-${i}` ];
     const r = await producer.send(msg);
