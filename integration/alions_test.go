@@ -58,13 +58,14 @@ func alionsNodeModules(t *testing.T) string {
 		}
 		h.Write(b)
 	}
+	name := filepath.Join("rmq-go-test", "alions-"+hex.EncodeToString(h.Sum(nil))[:16])
 	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	dir := filepath.Join(cache, "rmq-go-test", "alions-"+hex.EncodeToString(h.Sum(nil))[:16])
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
+	dir := filepath.Join(cache, name)
+	if err != nil || os.MkdirAll(dir, 0o755) != nil {
+		dir = filepath.Join(os.TempDir(), name) // no usable user cache (e.g. HOME unset)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	unlock := lockFile(t, dir+".lock")
 	defer unlock()
