@@ -526,10 +526,17 @@ func (p *jsonParser) escape(buf []byte) ([]byte, error) {
 		return buf, malformed(p, "truncated escape")
 	}
 	e := p.s[p.i+1]
+	if e == 'x' {
+		return p.hexEscape(buf)
+	}
 	if e != 'u' {
 		r := shortEscapes[e]
 		if r == 0 {
-			return buf, malformed(p, "bad escape")
+			var ok bool
+			if r, ok = fastjsonEscape(e); !ok {
+				return buf, malformed(p, "bad escape")
+			}
+			p.javaOK, p.goOK = false, false
 		}
 		if e == '/' {
 			p.javaOK, p.goOK = false, false
@@ -559,6 +566,53 @@ func (p *jsonParser) escape(buf []byte) ([]byte, error) {
 		p.javaOK, p.goOK = false, false
 	}
 	return utf8.AppendRune(buf, r), nil
+}
+
+// fastjsonEscape decodes the escapes fastjson reads beyond JSON's: \' \v
+// \F, and \0 to \7 for the characters 0 to 7. Neither writer emits them.
+func fastjsonEscape(e byte) (byte, bool) {
+	switch {
+	case e == '\'':
+		return '\'', true
+	case e == 'v':
+		return '\v', true
+	case e == 'F':
+		return '\f', true
+	case e >= '0' && e <= '7':
+		return e - '0', true
+	}
+	return 0, false
+}
+
+// hexEscape decodes fastjson's \xHH (the character U+00HH) at p.i; its
+// UTF-8 form is at most 2 bytes, shorter than the escape.
+func (p *jsonParser) hexEscape(buf []byte) ([]byte, error) {
+	if p.i+4 > len(p.s) {
+		return buf, malformed(p, "truncated \\x escape")
+	}
+	var r rune
+	for _, b := range []byte(p.s[p.i+2 : p.i+4]) {
+		d := hexDigit(b)
+		if d < 0 {
+			return buf, malformed(p, "bad \\x escape")
+		}
+		r = r<<4 | rune(d)
+	}
+	p.i += 4
+	p.javaOK, p.goOK = false, false
+	return utf8.AppendRune(buf, r), nil
+}
+
+func hexDigit(b byte) int {
+	switch {
+	case b >= '0' && b <= '9':
+		return int(b - '0')
+	case b >= 'a' && b <= 'f':
+		return int(b - 'a' + 10)
+	case b >= 'A' && b <= 'F':
+		return int(b - 'A' + 10)
+	}
+	return -1
 }
 
 // hex4 decodes four hex digits at s[i:], reporting whether upper- or

@@ -141,3 +141,28 @@ func TestCodecExtFieldsDeepValue(t *testing.T) {
 		t.Fatalf("%v %q", err, c.Ext("v"))
 	}
 }
+
+// TestCodecFastjsonEscapes reads the string escapes fastjson takes beyond
+// JSON's, in extFields keys and values (values from fastjson 1.2.83), and
+// refuses those it refuses.
+func TestCodecFastjsonEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		`\'`: "'", `\v`: "\v", `\0`: "\x00", `\7`: "\x07", `\F`: "\f", `\x41`: "A", `\xe9\xE9`: "éé",
+		`a\x00b`: "a\x00b", `\'\u00e9\/`: "'é/",
+	} {
+		c, err := Decode(jsonFrame(`{"code":1,"extFields":{"k`+in+`":"`+in+`"}}`, ""))
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if got, ok := c.ExtFields["k"+want]; !ok || got != want || len(c.ExtFields) != 1 {
+			t.Errorf("%s read as %q, want key %q value %q", in, c.ExtFields, "k"+want, want)
+		}
+		checkRoundTrip(t, jsonFrame(`{"code":1,"extFields":{"k`+in+`":"`+in+`"}}`, ""))
+	}
+	for _, in := range []string{`\a`, `\8`, `\x4`, `\xZZ`, `\x`, `\u12`} {
+		if _, err := Decode(jsonFrame(`{"code":1,"extFields":{"k":"`+in+`"}}`, "")); !errors.Is(err, ErrMalformedHeader) {
+			t.Errorf("%s: got %v, want a malformed header", in, err)
+		}
+	}
+}
