@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -134,7 +135,7 @@ func (p *jsonParser) field(c *RemotingCommand, k string, kStart, kEnd int) error
 		id, err = keyLanguage, p.language(c)
 	case "remark":
 		id = keyRemark
-		c.Remark, err = p.optStr()
+		c.Remark, err = p.remark()
 	case "serializeTypeCurrentRPC":
 		id = keySerializeType
 		p.lay.stName, err = p.optStr()
@@ -215,13 +216,17 @@ func (p *jsonParser) literal() (string, bool) {
 	return "", false
 }
 
-// int32 reads an integer field; null leaves 0.
+// int32 reads an integer field. Beyond a JSON integer it takes what
+// fastjson puts into a Java int field: null and false as 0, true as 1, and
+// a string holding an integer ("105", "+105", "105.0"; "" and "null" are
+// 0). A number with a fraction or an exponent is refused (fastjson cuts
+// 105.7 to 105 and wraps 1e10), as is any value outside int32.
 func (p *jsonParser) int32(dst *int32) error {
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		return p.quotedInt32(dst)
+	}
 	if lit, ok := p.literal(); ok {
-		if lit != "null" {
-			return malformed(p, "expected a number")
-		}
-		*dst = 0
+		*dst = map[string]int32{"true": 1}[lit]
 		p.lay.exact = false
 		return nil
 	}
@@ -254,6 +259,45 @@ func (p *jsonParser) int32(dst *int32) error {
 	return nil
 }
 
+// quotedInt32 reads an int field written as a JSON string, as fastjson
+// parses it: an optional sign, digits and an all-zero fraction.
+func (p *jsonParser) quotedInt32(dst *int32) error {
+	start := p.i
+	s, err := p.strCopy()
+	if err != nil {
+		return err
+	}
+	p.lay.exact = false
+	if s == "" || s == "null" {
+		*dst = 0
+		return nil
+	}
+	neg := false
+	if s[0] == '+' || s[0] == '-' {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 && strings.Trim(s[i+1:], "0") == "" {
+		s = s[:i]
+	}
+	var v int64
+	ok := s != ""
+	for i := 0; i < len(s) && ok; i++ {
+		ok = s[i] >= '0' && s[i] <= '9'
+		if v = v*10 + int64(s[i]-'0'); v > 1<<31 {
+			ok = false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	if !ok || v > 1<<31-1 {
+		p.i = start
+		return malformed(p, "not an int32 string")
+	}
+	*dst = int32(v)
+	return nil
+}
+
 func (p *jsonParser) language(c *RemotingCommand) error {
 	if p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
 		var n int32
@@ -274,6 +318,17 @@ func (p *jsonParser) language(c *RemotingCommand) error {
 		p.lay.langName = name
 	}
 	return nil
+}
+
+// remark reads the remark: a string, null (""), or any other value as the
+// text fastjson makes of it for a String field (as for extFields values).
+func (p *jsonParser) remark() (string, error) {
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		return p.str()
+	}
+	p.lay.exact = false
+	v, _, err := p.extNonString()
+	return v, err
 }
 
 // optStr reads a string or null ("").

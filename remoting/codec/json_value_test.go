@@ -166,3 +166,46 @@ func TestCodecFastjsonEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestCodecHeaderFieldsLikeFastjson reads the int fields and the remark of
+// a JSON header written with other JSON types as fastjson 1.2.83 reads them
+// into Java's RemotingCommand (expected values from running it), and refuses
+// the forms it refuses, and numbers with a fraction or exponent.
+func TestCodecHeaderFieldsLikeFastjson(t *testing.T) {
+	for hdr, want := range map[string]RemotingCommand{
+		`{"code":"105","opaque":"3","flag":"1","version":"121"}`:   {Code: 105, Opaque: 3, Flag: 1, Version: 121},
+		`{"code":true,"flag":false,"opaque":null}`:                 {Code: 1},
+		`{"code":"","opaque":"null","flag":"+105","version":"00"}`: {Flag: 105},
+		`{"code":"105.0","opaque":"-2147483648","flag":"105."}`:    {Code: 105, Opaque: -1 << 31, Flag: 105},
+		`{"code":"\u0031","opaque":007,"flag":"007"}`:              {Code: 1, Opaque: 7, Flag: 7},
+		`{"remark":5}`:              {Remark: "5"},
+		`{"remark":true}`:           {Remark: "true"},
+		`{"remark":1.50,"code":-0}`: {Remark: "1.50"},
+		`{"remark":1e3}`:            {Remark: "1E+3"},
+		`{"remark":-0}`:             {Remark: "-0"},
+		`{"remark":{"b":1,"a":2}}`:  {Remark: `{"a":2,"b":1}`},
+		`{"remark":[1,{"b":null}]}`: {Remark: "[1,{}]"},
+		`{"remark":null}`:           {},
+	} {
+		c, err := Decode(jsonFrame(hdr, ""))
+		if err != nil {
+			t.Errorf("%s: %v", hdr, err)
+			continue
+		}
+		if c.Code != want.Code || c.Opaque != want.Opaque || c.Flag != want.Flag || c.Version != want.Version || c.Remark != want.Remark {
+			t.Errorf("%s read as code %d opaque %d flag %d version %d remark %q", hdr, c.Code, c.Opaque, c.Flag, c.Version, c.Remark)
+		}
+		checkRoundTrip(t, jsonFrame(hdr, ""))
+	}
+	for _, hdr := range []string{
+		`{"code":2147483648}`, `{"code":"2147483648"}`, `{"code":"0x10"}`, `{"code":" 105"}`, `{"code":"1e2"}`,
+		`{"code":"105.5"}`, `{"code":".5"}`, `{"code":"-"}`, `{"code":"+"}`, `{"code":"true"}`, `{"code":[]}`,
+		`{"code":{}}`, `{"code":1.5e-400}`, `{"code":0x10}`, `{"code":"-105.9"}`,
+		// fastjson truncates these (105, 0, 105, 100); no client writes them
+		`{"code":105.0}`, `{"opaque":-0.5}`, `{"flag":105.}`, `{"code":1e2}`,
+	} {
+		if _, err := Decode(jsonFrame(hdr, "")); !errors.Is(err, ErrMalformedHeader) {
+			t.Errorf("%s: got %v, want a malformed header", hdr, err)
+		}
+	}
+}
