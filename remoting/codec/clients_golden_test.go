@@ -126,3 +126,43 @@ func checkClientFrame(t *testing.T, g goldenHeaderLine, frame []byte) {
 		}
 	}
 }
+
+// TestCodecDecodeAllocsClients keeps typed extFields values (the C++ and
+// ali-ons numbers and booleans) as cheap as strings: a recorded send
+// request of each decodes with the same allocations as a Java one.
+func TestCodecDecodeAllocsClients(t *testing.T) {
+	for _, name := range []string{
+		"node-json-000011-client2broker-req-SEND_MESSAGE_V2.bin",
+		"cpp-json-000007-client2broker-req-SEND_MESSAGE_V2.bin",
+		"node-json-000036-client2broker-req-PULL_MESSAGE.bin",
+	} {
+		frame, err := os.ReadFile(filepath.Join("testdata", "clients", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := testing.AllocsPerRun(50, func() {
+			if _, err := Decode(frame); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if n > 6 {
+			t.Errorf("%s: %.0f allocations per decode, want at most 6", name, n)
+		}
+	}
+}
+
+// BenchmarkCodecDecodeAliONS decodes ali-ons's SEND_MESSAGE_V2 header, whose
+// extFields values are JSON numbers and booleans.
+func BenchmarkCodecDecodeAliONS(b *testing.B) {
+	frame, err := os.ReadFile(filepath.Join("testdata", "clients", "node-json-000011-client2broker-req-SEND_MESSAGE_V2.bin"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(frame)))
+	for b.Loop() {
+		if _, err := Decode(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -714,8 +714,10 @@ func goEscapes(r rune) bool {
 }
 
 // extCountHint estimates the entries of the extFields object starting at
-// rest: the "key":"value" separators before the object's likely end. It only
-// sizes the map, so an odd value containing "} or ":" merely costs a regrow.
+// rest: the "key": separators followed by a value (a string, or the number
+// or boolean the C++ client and ali-ons write) before the object's likely
+// end. It only sizes the map, so an odd value containing "} or ":" merely
+// costs a regrow.
 func extCountHint(rest string) int {
 	n := 0
 	for i := 0; i+2 < len(rest); i++ {
@@ -725,9 +727,13 @@ func extCountHint(rest string) int {
 		if rest[i+1] == '}' {
 			break
 		}
-		if rest[i+1] == ':' && rest[i+2] == '"' {
+		if rest[i+1] == ':' && valueStart[rest[i+2]] {
 			n++
 		}
 	}
 	return n
 }
+
+// valueStart marks the bytes a compact JSON scalar value starts with.
+var valueStart = [256]bool{'"': true, '-': true, 't': true, 'f': true,
+	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true}
