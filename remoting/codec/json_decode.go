@@ -414,8 +414,11 @@ func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool
 		delete(m, k)
 		return nil
 	}
+	// like a string: search the order for a repeat only when the map has
+	// the key, so that a header of many keys costs linear time
+	_, had := m[k]
 	m[k] = v
-	p.lay.addExtKey(k, kAt, false, false, true)
+	p.lay.addExtKey(k, kAt, false, false, had)
 	return nil
 }
 

@@ -271,6 +271,7 @@ type member struct {
 func (p *jsonParser) appendObject(dst []byte, depth int) ([]byte, error) {
 	p.i++ // {
 	var ms []member
+	var index map[string]int // key → position in ms, once ms is long
 	if p.ws(); !p.eat('}') {
 		for {
 			p.ws()
@@ -293,10 +294,18 @@ func (p *jsonParser) appendObject(dst []byte, depth int) ([]byte, error) {
 				return dst, err
 			}
 			// a repeated key keeps its place and takes the new value
-			if j := slices.IndexFunc(ms, func(m member) bool { return m.key == k }); j >= 0 {
+			if j := memberIndex(ms, index, k); j >= 0 {
 				ms[j].value, ms[j].null = v, null
 			} else {
 				ms = append(ms, member{key: k, value: v, null: null})
+				if index != nil {
+					index[k] = len(ms) - 1
+				} else if len(ms) == 16 {
+					index = make(map[string]int, 32)
+					for i, m := range ms {
+						index[m.key] = i
+					}
+				}
 			}
 			p.ws()
 			if p.eat('}') {
@@ -308,6 +317,18 @@ func (p *jsonParser) appendObject(dst []byte, depth int) ([]byte, error) {
 		}
 	}
 	return appendHashMapObject(dst, ms), nil
+}
+
+// memberIndex finds key k among the members: by index once there is one,
+// so that a huge object does not cost quadratic time.
+func memberIndex(ms []member, index map[string]int, k string) int {
+	if index != nil {
+		if j, ok := index[k]; ok {
+			return j
+		}
+		return -1
+	}
+	return slices.IndexFunc(ms, func(m member) bool { return m.key == k })
 }
 
 func (p *jsonParser) peekNull() bool {
