@@ -2,6 +2,7 @@ package commitlog
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -227,7 +228,12 @@ func (c *CommitLog) appendLocked(ms []*message.MessageExt, infos []recInfo, tota
 	}
 	pos := int(mf.WrotePosition())
 	phys := mf.FileFromOffset() + int64(pos)
-	first := c.render(mf.Data()[pos:pos+total], ms, infos, phys, now)
+	var first int64
+	if err := mmap.Guard(func() { first = c.render(mf.Data()[pos:pos+total], ms, infos, phys, now) }); err != nil {
+		// Nothing is published: the position and the queue offsets stay.
+		c.lg.Error("append message into mapped file failed", zap.String("file", mf.FileName()), zap.Error(err))
+		return PutMessageResult{Status: UnknownError, Append: AppendMessageResult{Status: AppendUnknownError}}
+	}
 	mf.SetStoreTimestamp(now)
 	mf.SetWrotePosition(int32(pos + total))
 	return PutMessageResult{Status: PutOK, Append: AppendMessageResult{
@@ -251,9 +257,14 @@ func (c *CommitLog) fileFor(n int) (*mmap.MappedFile, error) {
 	}
 	if left >= message.BlankRecordLen {
 		d := mf.Data()[pos:]
-		binary.BigEndian.PutUint32(d, uint32(left))
-		blank := message.BlankMagicCode
-		binary.BigEndian.PutUint32(d[4:], uint32(blank))
+		err := mmap.Guard(func() {
+			binary.BigEndian.PutUint32(d, uint32(left))
+			blank := message.BlankMagicCode
+			binary.BigEndian.PutUint32(d[4:], uint32(blank))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("commitlog: end-of-file record: %w", err)
+		}
 	}
 	mf.SetWrotePosition(int32(c.cfg.FileSize))
 	return c.q.LastMappedFileOrCreate(0)

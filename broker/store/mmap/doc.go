@@ -46,6 +46,11 @@
 //     (shutdown) is deleted.
 //   - Flush syncs only [flushed, committed) with a ranged msync, so dirty,
 //     pre-faulted pages ahead of the writer are not written back early.
+//   - Every file's blocks are reserved (Reserve: fallocate) before it is
+//     mapped, so a store into the mapping cannot meet a full disk; a new
+//     file that cannot be reserved is removed and its creation fails.
+//     Stores into mappings run under Guard, which turns a fault that still
+//     happens (no fallocate, file truncated underneath) into ErrFault.
 //
 // Usage:
 //

@@ -46,6 +46,9 @@ type MappedFile struct {
 	// PopulateAhead); populated is the end of that chunk. Writer only.
 	populate  bool
 	populated int
+	// reserveErr is why the blocks of an existing file could not be
+	// reserved when it was opened (nil: reserved); see LogReserveProblem.
+	reserveErr error
 
 	wrote     atomic.Int32
 	committed atomic.Int32
@@ -98,11 +101,16 @@ func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, er
 			return nil, fmt.Errorf("mmap: size %s: %w", path, err)
 		}
 	}
+	// Reserve before mapping: the descriptor may not outlive the mapping.
+	fatal, soft := reserveOnCreate(f, path, int64(fileSize), fresh)
+	if fatal != nil {
+		return nil, fatal
+	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, fileSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("mmap: map %s: %w", path, err)
 	}
-	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, f: f, data: data, fresh: fresh}, nil
+	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, f: f, data: data, fresh: fresh, reserveErr: soft}, nil
 }
 
 // FileName is the file's path.
@@ -189,7 +197,9 @@ func (m *MappedFile) copyAt(b []byte, pos int) error {
 		if m.populate && pos+len(b) > m.populated {
 			m.populateFrom(pos)
 		}
-		copy(m.data[pos:], b)
+		if err := Guard(func() { copy(m.data[pos:], b) }); err != nil {
+			return fmt.Errorf("mmap: write %s at %d: %w", m.path, pos, err)
+		}
 		return nil
 	}
 	if _, err := m.f.WriteAt(b, int64(pos)); err != nil {
@@ -278,14 +288,17 @@ func (m *MappedFile) prefault(stop *atomic.Bool) {
 }
 
 // ZeroRange clears [from, to) (tail cleanup after truncation), skipping pages
-// that are already zero so that clean pages are not dirtied.
-func (m *MappedFile) ZeroRange(from, to int) {
-	if from < 0 {
-		from = 0
+// that are already zero so that clean pages are not dirtied. A fault (see
+// ErrFault) stops it and is returned.
+func (m *MappedFile) ZeroRange(from, to int) error {
+	from, to = max(from, 0), min(to, m.fileSize)
+	if err := Guard(func() { m.zeroRange(from, to) }); err != nil {
+		return fmt.Errorf("mmap: zero %s [%d, %d): %w", m.path, from, to, err)
 	}
-	if to > m.fileSize {
-		to = m.fileSize
-	}
+	return nil
+}
+
+func (m *MappedFile) zeroRange(from, to int) {
 	for p := from; p < to; {
 		end := min((p/OSPageSize+1)*OSPageSize, to)
 		seg := m.data[p:end]
@@ -369,3 +382,7 @@ func (m *MappedFile) Destroy() error {
 	}
 	return nil
 }
+
+// ReserveErr is why the file's blocks could not be reserved when it was
+// opened (nil when they were); its writes may then fail with ErrFault.
+func (m *MappedFile) ReserveErr() error { return m.reserveErr }

@@ -113,6 +113,7 @@ func (q *MappedFileQueue) Load() error {
 		if err != nil {
 			return err
 		}
+		LogReserveProblem(q.lg, p, mf.ReserveErr())
 		mf.SetPositions(int32(q.fileSize))
 		mf.setAppendMode(q.opts)
 		q.files = append(q.files, mf)
@@ -211,6 +212,7 @@ func (q *MappedFileQueue) newFile(from int64) (*MappedFile, error) {
 		mf, err = q.alloc.get(path, next)
 	}
 	if mf != nil {
+		LogReserveProblem(q.lg, path, mf.ReserveErr())
 		mf.setAppendMode(q.opts)
 	}
 	return mf, err
@@ -331,7 +333,9 @@ func (q *MappedFileQueue) TruncateDirtyFiles(offset int64) error {
 			pos := int(offset - f.FileFromOffset())
 			old := int(f.WrotePosition())
 			f.SetPositions(int32(pos))
-			f.ZeroRange(pos, max(old, pos))
+			if err := f.ZeroRange(pos, max(old, pos)); err != nil {
+				q.lg.Error("clear truncated tail failed", zap.String("file", f.FileName()), zap.Error(err))
+			}
 			keep = append(keep, f)
 		default:
 			drop = append(drop, f)
