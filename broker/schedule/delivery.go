@@ -198,17 +198,18 @@ func (d *DeliveryService) deliverOne(level int32, phy, cqOffset int64) bool {
 }
 
 // timeup is messageTimeup: the stored message back to its real topic and
-// queue, without its delay level (REAL_TOPIC and REAL_QID stay, as Java
-// keeps them). Java also keeps DELAY in the stored bytes while dropping it
-// from the map its CommitLog consults; this store decides on the stored
-// string, so DELAY has to go.
+// queue. The stored properties string is kept whole, DELAY, REAL_TOPIC and
+// REAL_QID included, as Java renders it before clearing DELAY (consumers
+// read the level from it; Apache's e2e tests check it). The map the
+// CommitLog consults lacks DELAY, so the copy is not delayed again.
 func timeup(m *message.MessageExt) (*message.MessageExt, bool) {
-	props := message.RemoveProperty(m.PropertiesString, message.PropertyDelayTimeLevel)
-	realTopic := message.PropertyValue(props, message.PropertyRealTopic)
-	qid, err := strconv.Atoi(message.PropertyValue(props, message.PropertyRealQueueID))
+	props := message.UnmarshalProperties(m.PropertiesString)
+	delete(props, message.PropertyDelayTimeLevel)
+	realTopic := props[message.PropertyRealTopic]
+	qid, err := strconv.Atoi(props[message.PropertyRealQueueID])
 	out := &message.MessageExt{
-		Message:          message.Message{Topic: realTopic, Flag: m.Flag, Body: m.Body},
-		PropertiesString: props,
+		Message:          message.Message{Topic: realTopic, Flag: m.Flag, Body: m.Body, Properties: props},
+		PropertiesString: m.PropertiesString,
 		QueueID:          int32(qid),
 		SysFlag:          m.SysFlag,
 		BornTimestamp:    m.BornTimestamp,
