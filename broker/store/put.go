@@ -212,13 +212,16 @@ func (s *DefaultMessageStore) AppendToCommitLog(startOffset int64, data []byte) 
 }
 
 // TruncateCommitLog drops CommitLog data from offset on, the consume-queue
-// units pointing there, and rebuilds the queue offset table; the dispatcher
-// restarts at offset if it was beyond.
+// units and index entries pointing there, and rebuilds the queue offset
+// table; the dispatcher restarts at offset if it was beyond.
 func (s *DefaultMessageStore) TruncateCommitLog(offset int64) error {
 	if err := s.cl.Truncate(offset); err != nil {
 		return err
 	}
 	if err := s.truncateDirtyLogicFiles(offset); err != nil {
+		return err
+	}
+	if err := s.idx.Truncate(offset); err != nil {
 		return err
 	}
 	for {

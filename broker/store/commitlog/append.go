@@ -136,12 +136,20 @@ func appendStatusFor(s PutMessageStatus) AppendMessageStatus {
 // rewriteDelay moves a delayed message to SCHEDULE_TOPIC_XXXX (Java
 // asyncPutMessage): level clamped to the max, queueId = level-1, REAL_TOPIC
 // and REAL_QID appended to the properties.
+//
+// The level is read from m.Properties when the caller set that map (Java's
+// getDelayTimeLevel reads the live map, not the rendered string): the
+// schedule service stores a due message with DELAY kept in the string, as
+// Java does, but absent from the map, so it is not delayed again.
 func (c *CommitLog) rewriteDelay(m *message.MessageExt) {
 	t := message.TransactionType(m.SysFlag)
 	if c.cfg.MaxDelayLevel <= 0 || (t != message.SysFlagTransactionNot && t != message.SysFlagTransCommit) {
 		return
 	}
 	lv := message.PropertyValue(m.PropertiesString, message.PropertyDelayTimeLevel)
+	if m.Properties != nil {
+		lv = m.Properties[message.PropertyDelayTimeLevel]
+	}
 	if lv == "" {
 		return
 	}
