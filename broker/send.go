@@ -185,7 +185,10 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 		m.PropertiesString = halfProperties(h.Properties, cluster, m.Topic, m.QueueID)
 		toHalfMessage(m)
 	}
-	queueID := m.QueueID
+	// The answer names the queue the request chose (Java's queueIdInt),
+	// even when the message went to a DLQ queue or, prepared, to the half
+	// topic's queue 0.
+	queueID := tgt.queueID
 	b.store.PutMessageAsync(m, func(r commitlog.PutMessageResult) {
 		ctx.Respond(b.sendResult(r, queueID))
 	})

@@ -282,6 +282,32 @@ func TestBrokerSendTransactionHalf(t *testing.T) {
 	}
 }
 
+// TestBrokerSendTransactionHalfAnswersRequestQueue: the SendResult of a
+// prepared message names the queue the producer chose (Java answers
+// queueIdInt), not the half topic's queue 0 where it is stored; the queue
+// offset is the half queue's.
+func TestBrokerSendTransactionHalfAnswersRequestQueue(t *testing.T) {
+	b := testutil.StartBroker(t, "")
+	c := newClient(t)
+	for i, qid := range []int32{3, 1, 0} {
+		h := sendHeader("TopicTxQ", qid, map[string]string{message.PropertyTransactionPrepared: "true", message.PropertyProducerGroup: "pg"})
+		h.SysFlag = message.SysFlagTransPrepared
+		resp := invoke(t, c, b.Addr().String(), sendRequest(code.SendMessageV2, h, []byte("half")))
+		wantCode(t, resp, code.Success)
+		var rh header.SendMessageResponseHeader
+		if err := rh.FromExtFields(resp.ExtFields); err != nil {
+			t.Fatal(err)
+		}
+		if rh.QueueID != qid || rh.QueueOffset != int64(i) {
+			t.Fatalf("half send %d: answer queueId %d queueOffset %d, want queueId %d queueOffset %d", i, rh.QueueID, rh.QueueOffset, qid, i)
+		}
+		m := readBack(t, b, "RMQ_SYS_TRANS_HALF_TOPIC", 0, int64(i))
+		if p := message.UnmarshalProperties(m.PropertiesString); p[message.PropertyRealQueueID] != strconv.Itoa(int(qid)) {
+			t.Fatalf("half %d stored props %q", i, m.PropertiesString)
+		}
+	}
+}
+
 func TestBrokerSendRetryToDLQ(t *testing.T) {
 	b := testutil.StartBroker(t, "")
 	c := newClient(t)
