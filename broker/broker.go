@@ -89,6 +89,12 @@ type Options struct {
 	FastListenAddr string
 	// Logger; nil → zap.NewNop().
 	Logger *zap.Logger
+	// SerializeType is the header serialization of the requests the broker
+	// starts toward clients and of the answers it writes afresh (Java's
+	// RemotingCommand.serializeTypeConfigInThisServer). nil: the
+	// ROCKETMQ_SERIALIZE_TYPE environment variable, JSON unless it says
+	// ROCKETMQ.
+	SerializeType *codec.SerializeType
 }
 
 // Broker is one running broker: managers, store, remoting servers and the
@@ -100,6 +106,9 @@ type Broker struct {
 	fastCfg  *remoting.NettyServerConfig
 	cliCfg   *remoting.NettyClientConfig
 	lg       *zap.Logger
+	// serializeType is the serialization in force for commands the broker
+	// creates (see Options.SerializeType); fixed at New.
+	serializeType codec.SerializeType
 
 	server     *remoting.Server // listenPort
 	fastServer *remoting.Server // listenPort-2 (VIP channel; no pull)
@@ -187,6 +196,10 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	}
 	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1)}
 	b.cfg.Store(cfg.Clone())
+	b.serializeType = ownSerializeType()
+	if opts.SerializeType != nil {
+		b.serializeType = *opts.SerializeType
+	}
 	if err := b.initConfigs(opts); err != nil {
 		return nil, err
 	}
@@ -272,6 +285,7 @@ func (b *Broker) initManagers() error {
 	b.idsDefault = &client.DefaultConsumerIdsChangeListener{
 		NotifyEnabled: func() bool { return b.Config().NotifyConsumerIdsChangedEnable },
 		Filters:       b.filters,
+		SerializeType: b.serializeType,
 		Logger:        b.lg.Named("client"),
 	}
 	b.consumers = client.NewConsumerManager(client.ListenerFunc(b.onConsumerIdsChanged), copts)
@@ -480,6 +494,10 @@ func (b *Broker) SetConfig(c *BrokerConfig) error {
 	b.subs.SetAutoCreateSubscriptionGroup(c.AutoCreateSubscriptionGroup)
 	return nil
 }
+
+// SerializeType is the header serialization of the requests the broker
+// starts toward clients (Options.SerializeType).
+func (b *Broker) SerializeType() codec.SerializeType { return b.serializeType }
 
 // StoreConfig returns the message store configuration.
 func (b *Broker) StoreConfig() *store.MessageStoreConfig { return b.storeCfg }
