@@ -95,6 +95,9 @@ type Options struct {
 	// ROCKETMQ_SERIALIZE_TYPE environment variable, JSON unless it says
 	// ROCKETMQ.
 	SerializeType *codec.SerializeType
+	// StoreOptions are passed to store.Open after the broker's own (tests
+	// inject clocks and disk-usage probes this way).
+	StoreOptions []store.Option
 }
 
 // Broker is one running broker: managers, store, remoting servers and the
@@ -109,6 +112,7 @@ type Broker struct {
 	// serializeType is the serialization in force for commands the broker
 	// creates (see Options.SerializeType); fixed at New.
 	serializeType codec.SerializeType
+	storeOpts     []store.Option // Options.StoreOptions, for initStore
 
 	server     *remoting.Server // listenPort
 	fastServer *remoting.Server // listenPort-2 (VIP channel; no pull)
@@ -194,7 +198,8 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	if lg == nil {
 		lg = zap.NewNop()
 	}
-	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1)}
+	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1),
+		storeOpts: opts.StoreOptions}
 	b.cfg.Store(cfg.Clone())
 	b.serializeType = ownSerializeType()
 	if opts.SerializeType != nil {
@@ -613,6 +618,7 @@ func (b *Broker) initStore() error {
 	if b.Config().LongPollingEnable {
 		opts = append(opts, store.WithMessageArrivingListener(arrivingFanout{b}))
 	}
+	opts = append(opts, b.storeOpts...)
 	s, err := store.Open(b.storeCfg, b.lg, opts...)
 	if err != nil {
 		return fmt.Errorf("broker: open store: %w", err)

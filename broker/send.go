@@ -289,11 +289,21 @@ func (b *Broker) putStatusResponse(s commitlog.PutMessageStatus) (c int32, remar
 	return code.SystemError, "UNKNOWN_ERROR DEFAULT", false
 }
 
-// diskUtil is SendMessageProcessor.diskUtil's text. Disk usage probing
-// belongs to the store, which does not expose it; -1 means unknown, as
+// diskUsageReporter is the store's view of its partitions' usage
+// (store.DefaultMessageStore implements it).
+type diskUsageReporter interface {
+	DiskUsageRatios() (commitLog, consumeQueue, index float64)
+}
+
+// diskUtil is SendMessageProcessor.diskUtil's text: the used fraction of the
+// CommitLog, consume-queue and index partitions; -1 means unknown, as
 // Java's getDiskPartitionSpaceUsedPercent reports on failure.
 func (b *Broker) diskUtil() string {
-	return fmt.Sprintf("CL: %5.2f CQ: %5.2f INDEX: %5.2f", -1.0, -1.0, -1.0)
+	cl, cq, idx := -1.0, -1.0, -1.0
+	if r, ok := b.store.(diskUsageReporter); ok {
+		cl, cq, idx = r.DiskUsageRatios()
+	}
+	return fmt.Sprintf("CL: %5.2f CQ: %5.2f INDEX: %5.2f", cl, cq, idx)
 }
 
 // sendBatch is asyncSendBatchMessage: the body is split into its messages,
