@@ -147,7 +147,6 @@ type Broker struct {
 	// HA is the hook for broker/ha: set before Start (see HAService).
 	HA HAService
 
-	brokerAddr   atomic.Pointer[string] // brokerIP1:<bound listen port>, set by Start
 	masterAddr   atomic.Pointer[string] // slave: learnt from registration or haMasterAddress
 	haServerAddr atomic.Pointer[string] // slave: master's HA address learnt from registration
 
@@ -393,8 +392,7 @@ func (b *Broker) Start() error {
 	if err := b.fastServer.Start(); err != nil {
 		return fmt.Errorf("broker: start fast server: %w", err)
 	}
-	addr := b.Config().BrokerIP1 + ":" + strconv.Itoa(b.ListenPort())
-	b.brokerAddr.Store(&addr)
+	addr := b.BrokerAddr()
 	if b.HA != nil {
 		if err := b.HA.Start(); err != nil {
 			return fmt.Errorf("broker: start ha: %w", err)
@@ -566,12 +564,10 @@ func (b *Broker) ListenPort() int {
 }
 
 // BrokerAddr is brokerIP1:listenPort, the address registered with the name
-// servers (valid after Start).
+// servers (the bound port once started). Like Java's getBrokerAddr it is
+// computed at each call, so an updated brokerIP1 is registered from then on.
 func (b *Broker) BrokerAddr() string {
-	if p := b.brokerAddr.Load(); p != nil {
-		return *p
-	}
-	return b.Config().BrokerIP1 + ":" + strconv.Itoa(b.srvCfg.ListenPort)
+	return b.Config().BrokerIP1 + ":" + strconv.Itoa(b.ListenPort())
 }
 
 // HAServerAddr is brokerIP2:haListenPort (the HA service's bound port once
@@ -611,13 +607,11 @@ func (b *Broker) sleepOrStop(d time.Duration) bool {
 }
 
 // initStore opens the message store (Java: DefaultMessageStore + load), with
-// the arriving-message fan-out as its MessageArrivingListener when
-// longPollingEnable.
+// the arriving-message fan-out as its MessageArrivingListener; the fan-out
+// reads longPollingEnable per message, as Java's ReputMessageService does,
+// so UPDATE_BROKER_CONFIG turns it on and off live.
 func (b *Broker) initStore() error {
-	opts := []store.Option{store.WithBrokerID(b.Config().BrokerID)}
-	if b.Config().LongPollingEnable {
-		opts = append(opts, store.WithMessageArrivingListener(arrivingFanout{b}))
-	}
+	opts := []store.Option{store.WithBrokerID(b.Config().BrokerID), store.WithMessageArrivingListener(arrivingFanout{b})}
 	opts = append(opts, b.storeOpts...)
 	s, err := store.Open(b.storeCfg, b.lg, opts...)
 	if err != nil {
@@ -627,11 +621,15 @@ func (b *Broker) initStore() error {
 	return nil
 }
 
-// arrivingFanout passes each dispatched message to every OnArriving listener.
+// arrivingFanout passes each dispatched message to every OnArriving
+// listener while longPollingEnable is set.
 type arrivingFanout struct{ b *Broker }
 
 func (f arrivingFanout) Arriving(topic string, queueID int32, logicOffset, tagsCode, msgStoreTime int64,
 	filterBitMap []byte, properties map[string]string) {
+	if !f.b.Config().LongPollingEnable {
+		return
+	}
 	for _, l := range f.b.arriving {
 		l(topic, queueID, logicOffset, tagsCode, msgStoreTime, filterBitMap, properties)
 	}

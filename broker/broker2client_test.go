@@ -183,14 +183,17 @@ func TestBrokerBroker2ClientOldClientVersions(t *testing.T) {
 }
 
 // startBrokerWithOptions is testutil.StartBrokerWith with extra broker
-// Options (ephemeral ports, temp store, shutdown at cleanup).
+// Options (ephemeral ports, temp store, shutdown at cleanup; a zaptest
+// logger unless opts has one).
 func startBrokerWithOptions(t *testing.T, opts broker.Options, cfgOpts ...testutil.BrokerOption) *broker.Broker {
 	t.Helper()
 	cfg, scfg := testutil.NewBrokerConfigs(t, "", cfgOpts...)
 	srv := broker.NewNettyServerConfig()
 	srv.ListenPort, srv.ListenAddr = 0, "127.0.0.1:0"
 	opts.ServerConfig, opts.FastListenAddr = srv, "127.0.0.1:0"
-	opts.Logger = zaptest.NewLogger(t).Named("broker")
+	if opts.Logger == nil {
+		opts.Logger = zaptest.NewLogger(t).Named("broker")
+	}
 	b, err := broker.New(cfg, scfg, opts)
 	if err != nil {
 		t.Fatalf("broker.New: %v", err)

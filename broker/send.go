@@ -277,7 +277,7 @@ func (b *Broker) putStatusResponse(s commitlog.PutMessageStatus) (c int32, remar
 		return code.SystemError, "create mapped file failed, server is busy or broken.", false
 	case commitlog.MessageIllegal, commitlog.PropertiesSizeExceeded:
 		return code.MessageIllegal, fmt.Sprintf("the message is illegal, maybe msg body or properties length not matched. "+
-			"msg body length limit %dB, msg properties length limit 32KB.", b.storeCfg.MaxMessageSize), false
+			"msg body length limit %dB, msg properties length limit 32KB.", b.maxMessageSize()), false
 	case commitlog.ServiceNotAvailable:
 		return code.ServiceNotAvailable, "service not available now. It may be caused by one of the following reasons: " +
 			"the broker's disk is full [" + b.diskUtil() + "], messages are put to the slave, message store has been shut down, etc.", false
