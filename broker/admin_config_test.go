@@ -18,6 +18,7 @@ import (
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/internal/wait"
+	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 	"github.com/rocketmq-go/rmq/remoting/header"
@@ -153,9 +154,9 @@ func TestBrokerAdminUpdateConfigRetentionLive(t *testing.T) {
 					s.DeleteWhen = tc.deleteWhen
 				})
 			cc := newCMClient(t, b.Addr().String(), "admin")
-			body := strings.Repeat("r", 1000)
+			payload := strings.Repeat("r", 1000)
 			for range 200 {
-				wantCode(t, cc.call(sendRequest(code.SendMessageV2, sendHeader("LiveRet", 0, nil), []byte(body))), code.Success)
+				wantCode(t, cc.call(sendRequest(code.SendMessageV2, sendHeader("LiveRet", 0, nil), []byte(payload))), code.Success)
 			}
 			testutil.Eventually(t, 5*time.Second, func() error {
 				if b.Store().MaxOffsetInQueue("LiveRet", 0) != 200 {
@@ -282,4 +283,27 @@ func TestBrokerAdminUpdateConfigMaxMessageSizeLive(t *testing.T) {
 	updateConfig(t, cc.call, "maxMessageSize=4096\n")
 	wantCode(t, send(2000), code.Success)
 	wantCode(t, batch(), code.Success)
+}
+
+// TestBrokerAdminUpdateConfigSlaveReadEnableLive: slaveReadEnable switched
+// on at a slave by UPDATE_BROKER_CONFIG changes the next pull's suggested
+// broker to the group's brokerId (regression guard; it was already read
+// from the live snapshot).
+func TestBrokerAdminUpdateConfigSlaveReadEnableLive(t *testing.T) {
+	e := slaveEnv(t, false)
+	sg := body.NewSubscriptionGroupConfig("sgLive")
+	sg.BrokerID = 1
+	e.b.Subscriptions().UpdateSubscriptionGroupConfig(sg)
+	suggest := func() int64 {
+		resp := e.call(pullReq("sgLive", "SlaveT", 0, 0, 0, "*", "TAG"))
+		e.expect(resp, code.Success, "FOUND")
+		return pullHeader(t, resp).SuggestWhichBrokerID
+	}
+	if got := suggest(); got != 0 {
+		t.Fatalf("suggest %d before the update, want the master 0", got)
+	}
+	updateConfig(t, e.call, "slaveReadEnable=true\n")
+	if got := suggest(); got != 1 {
+		t.Fatalf("suggest %d after slaveReadEnable=true, want the group's brokerId 1", got)
+	}
 }
