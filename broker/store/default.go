@@ -111,6 +111,7 @@ type DefaultMessageStore struct {
 	reput            *reputService
 	stats            *storeStats
 	clean            *cleanService
+	live             liveCfg // settings UPDATE_BROKER_CONFIG changed (liveconfig.go)
 
 	services []*service.Service // started in Start, stopped in reverse
 	started  atomic.Bool

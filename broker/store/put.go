@@ -142,7 +142,7 @@ func (s *DefaultMessageStore) PutMessagesAsync(ms []*message.MessageExt, done fu
 		}
 		total += len(m.Body)
 	}
-	if total > s.cfg.MaxMessageSize {
+	if total > s.liveConfig().MaxMessageSize {
 		s.lg.Warn("putMessages body length too long", zap.Int("bodyLength", total))
 		done(commitlog.PutMessageResult{Status: commitlog.MessageIllegal})
 		return

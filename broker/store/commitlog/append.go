@@ -188,9 +188,9 @@ func (c *CommitLog) measure(ms []*message.MessageExt, infos []recInfo) (int, Put
 		if err != nil {
 			return 0, MessageIllegal
 		}
-		if n > c.cfg.MaxMessageSize { // Java compares the whole record length
+		if limit := c.maxMessageSize(); n > limit { // Java compares the whole record length
 			c.lg.Warn("message size exceeded", zap.String("topic", m.Topic), zap.Int("msgSize", n),
-				zap.Int("maxMessageSize", c.cfg.MaxMessageSize))
+				zap.Int("maxMessageSize", limit))
 			return 0, MessageIllegal
 		}
 		infos[i] = recInfo{size: n, sys: sys, crc: message.BodyCRC(m.Body)}

@@ -47,6 +47,7 @@ type CommitLog struct {
 
 	beginTimeInLock atomic.Int64 // ms when the current append took the lock; 0 when free
 	confirmOffset   atomic.Int64
+	maxMsgSize      atomic.Int64 // live maxMessageSize (maxsize.go); 0: cfg's
 	closed          atomic.Bool
 	replica         atomic.Pointer[replicaBox]
 
