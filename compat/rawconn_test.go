@@ -100,3 +100,11 @@ func (rc *rawConn) answer(opaque int32, timeout time.Duration) (*codec.RemotingC
 		}
 	}
 }
+
+// forget drops a kept answer, before a request is sent again with the same
+// opaque.
+func (rc *rawConn) forget(opaque int32) {
+	rc.mu.Lock()
+	delete(rc.answers, opaque)
+	rc.mu.Unlock()
+}
