@@ -141,45 +141,147 @@ func TestBodyLockBatchCppClient(t *testing.T) {
 	}
 }
 
+// lenientBoth decodes in through UnmarshalJSON (encoding/json) and through
+// the decoder registered with json-iterator, and fails when they disagree.
+func lenientBoth[T any, P interface {
+	*T
+	UnmarshalJSON([]byte) error
+}](t *testing.T, in string) (T, error) {
+	t.Helper()
+	var a T
+	errA := P(&a).UnmarshalJSON([]byte(in))
+	var b struct {
+		V T `json:"v"`
+	}
+	errB := jsonAPI.Unmarshal([]byte(`{"v":`+in+`}`), &b)
+	if (errA == nil) != (errB == nil) || errA == nil && !reflect.DeepEqual(a, b.V) {
+		t.Errorf("%T(%s): UnmarshalJSON %v, %v; json-iterator %v, %v", a, in, a, errA, b.V, errB)
+	}
+	return a, errA
+}
+
 func TestBodyLenientScalars(t *testing.T) {
 	ints := map[string]int64{`5`: 5, `"5"`: 5, `"-5"`: -5, `"+5"`: 5, `"1,024"`: 1024, `"3.00"`: 3, `""`: 0,
 		`null`: 0, `"null"`: 0, `true`: 1, `false`: 0, `2.0`: 2, `1e3`: 1000}
 	for in, want := range ints {
-		var n lint64
-		if err := n.UnmarshalJSON([]byte(in)); err != nil || int64(n) != want {
+		if n, err := lenientBoth[lint64](t, in); err != nil || int64(n) != want {
 			t.Errorf("lint64(%s) = %d, %v; want %d", in, n, err, want)
 		}
 	}
 	for _, in := range []string{`1.5`, `"1.5"`, `"x"`, `{}`, `[]`, `"9223372036854775808"`, `1e300`} {
-		var n lint64
-		if err := n.UnmarshalJSON([]byte(in)); !errors.Is(err, errLenient) {
+		if n, err := lenientBoth[lint64](t, in); !errors.Is(err, errLenient) {
 			t.Errorf("lint64(%s) = %d, %v; want an error", in, n, err)
 		}
 	}
-	var i32 lint32
-	if err := i32.UnmarshalJSON([]byte(`"2147483648"`)); err == nil {
-		t.Errorf("lint32 overflow accepted: %d", i32)
+	if n, err := lenientBoth[lint32](t, `"2147483648"`); err == nil {
+		t.Errorf("lint32 overflow accepted: %d", n)
 	}
 	bools := map[string]bool{`true`: true, `false`: false, `"TRUE"`: true, `"False"`: false, `"1"`: true, `"0"`: false,
 		`1`: true, `0`: false, `2`: false, `"y"`: true, `"T"`: true, `"N"`: false, `"f"`: false,
 		`null`: false, `""`: false}
 	for in, want := range bools {
-		var b lbool
-		if err := b.UnmarshalJSON([]byte(in)); err != nil || bool(b) != want {
+		if b, err := lenientBoth[lbool](t, in); err != nil || bool(b) != want {
 			t.Errorf("lbool(%s) = %v, %v; want %v", in, b, err, want)
 		}
 	}
 	for _, in := range []string{`"n"`, `"t"`, `"yes"`, `[]`} { // fastjson: "N" and "T" are case-sensitive
-		var b lbool
-		if err := b.UnmarshalJSON([]byte(in)); !errors.Is(err, errLenient) {
+		if b, err := lenientBoth[lbool](t, in); !errors.Is(err, errLenient) {
 			t.Errorf("lbool(%s) = %v, %v; want an error", in, b, err)
 		}
 	}
 	strsIn := map[string]string{`"a\"b"`: `a"b`, `12`: "12", `-1.5`: "-1.5", `true`: "true", `null`: "", `{"k":1}`: `{"k":1}`}
 	for in, want := range strsIn {
-		var s lstr
-		if err := s.UnmarshalJSON([]byte(in)); err != nil || string(s) != want {
+		if s, err := lenientBoth[lstr](t, in); err != nil || string(s) != want {
 			t.Errorf("lstr(%s) = %q, %v; want %q", in, s, err, want)
 		}
 	}
+	enums := map[string]string{`4`: ConsumeFromFirstOffset, `"consume_from_timestamp"`: ConsumeFromTimestamp, `"X"`: "",
+		`null`: ""}
+	for in, want := range enums {
+		if e, err := lenientBoth[lenum[consumeFromWhereEnum]](t, in); err != nil || string(e) != want {
+			t.Errorf("consumeFromWhere(%s) = %q, %v; want %q", in, e, err, want)
+		}
+	}
+	for _, in := range []string{`6`, `-1`, `true`, `4.0`, `{}`} {
+		if e, err := lenientBoth[lenum[consumeFromWhereEnum]](t, in); !errors.Is(err, errLenient) {
+			t.Errorf("consumeFromWhere(%s) = %q, %v; want an error", in, e, err)
+		}
+	}
+}
+
+// TestBodyServerBodiesLenient: bodies from brokers and admin tools that are
+// not canonical fastjson (numbers and booleans as strings, enum ordinals)
+// are read as fastjson reads them.
+func TestBodyServerBodiesLenient(t *testing.T) {
+	dv, err := DecodeDataVersion([]byte(`{"counter":"2","timestamp":"1796136443227"}` + "\n"))
+	if err != nil || *dv != (DataVersion{Counter: 2, Timestamp: 1796136443227}) {
+		t.Fatalf("data version %+v, %v", dv, err)
+	}
+	reg := `{"filterServerList":[],"topicConfigSerializeWrapper":{"dataVersion":{"counter":1,"timestamp":"5"},` +
+		`"topicConfigTable":{"T":{"order":"false","perm":"6","readQueueNums":4,"topicFilterType":1,"topicName":"T",` +
+		`"topicSysFlag":0,"writeQueueNums":"4"}}}}`
+	rb, err := DecodeRegisterBrokerBody([]byte(reg), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := TopicConfig{TopicName: "T", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6, TopicFilterType: "MULTI_TAG"}
+	if got := rb.TopicConfigSerializeWrapper.TopicConfigTable["T"]; got != want ||
+		rb.TopicConfigSerializeWrapper.DataVersion != (DataVersion{Counter: 1, Timestamp: 5}) {
+		t.Fatalf("register body %+v", rb)
+	}
+	if _, err := DecodeRegisterBrokerBody([]byte(`{"topicConfigSerializeWrapper":{"topicConfigTable":{"T":{"perm":"rw"}}}}`), false); err == nil {
+		t.Fatal("a perm that is no number must still fail")
+	}
+	var w SubscriptionGroupWrapper
+	if err := w.Decode([]byte(`{"subscriptionGroupTable":{"g":{"groupName":"g","retryMaxTimes":"3","consumeEnable":"false"}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	wantGroup := NewSubscriptionGroupConfig("g")
+	wantGroup.RetryMaxTimes, wantGroup.ConsumeEnable = 3, false
+	if got := w.SubscriptionGroupTable["g"]; got != wantGroup {
+		t.Fatalf("subscription group %+v, want %+v", got, wantGroup)
+	}
+}
+
+// FuzzBodyClientBodies feeds the bodies clients send (HEART_BEAT,
+// LOCK_BATCH_MQ, CHECK_CLIENT_CONFIG) to their decoders: no input may make
+// them panic, and a heartbeat that decodes re-encodes to one that decodes
+// to the same value.
+func FuzzBodyClientBodies(f *testing.F) {
+	for _, s := range []string{cppHeartbeat, nodeHeartbeat, javaHeartbeat,
+		`{"clientId":"c","consumerGroup":"g","mqSet":[{"brokerName":"b","queueId":"1","topic":"t"}]}`,
+		`{"consumerDataSet":[{"consumeFromWhere":"4","messageModel":1.0,"unitMode":"Y"}]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		_, _ = DecodeLockBatchRequestBody(data)
+		_, _ = DecodeCheckClientRequestBody(data)
+		h, err := DecodeHeartbeatData(data)
+		if err != nil {
+			return
+		}
+		again, err := DecodeHeartbeatData(h.Encode())
+		if err != nil {
+			t.Fatalf("re-encoded heartbeat does not decode: %v\n%s", err, h.Encode())
+		}
+		if !reflect.DeepEqual(normHeartbeat(h), normHeartbeat(again)) {
+			t.Fatalf("round trip changed the heartbeat\n got %+v\nwant %+v", again, h)
+		}
+	})
+}
+
+// normHeartbeat clears what Encode does not carry (the 5.x V2 fields) and
+// maps nil and empty lists to one form.
+func normHeartbeat(h *HeartbeatData) HeartbeatData {
+	n := HeartbeatData{ClientID: h.ClientID, ProducerDataSet: append([]ProducerData{}, h.ProducerDataSet...)}
+	for _, c := range h.ConsumerDataSet {
+		c.SubscriptionDataSet = append([]SubscriptionData{}, c.SubscriptionDataSet...)
+		for i := range c.SubscriptionDataSet {
+			s := &c.SubscriptionDataSet[i]
+			s.TagsSet = append([]string{}, s.TagsSet...)
+			s.CodeSet = append([]int32{}, s.CodeSet...)
+		}
+		n.ConsumerDataSet = append(n.ConsumerDataSet, c)
+	}
+	return n
 }
