@@ -11,10 +11,14 @@ import (
 // ConsumerData and SubscriptionData, common/protocol/heartbeat in 4.9.8).
 // The broker only reads heartbeats, but it writes SubscriptionData back in
 // GET_CONSUMER_CONNECTION_LIST answers, so SubscriptionData encodes
-// byte-exact. Decoding accepts both client shapes:
+// byte-exact. Decoding accepts every client's shape, as fastjson does:
 //
 //	Java: "codeSet":[2598919,2598920], "subVersion":1795966620638   (ms)
 //	Go:   "codeSet":["2598919","2598920"], "subVersion":1795966569048119794 (ns)
+//	C++:  "consumeType":1, "messageModel":1, "consumeFromWhere":4 (ordinals),
+//	      "subVersion":"1796136456649", no expressionType/tagsSet/codeSet/
+//	      unitMode, only the data set it has, a newline after the body
+//	Node: "subVersion":1796136118797, no expressionType (ali-ons)
 
 // ConsumeType values (heartbeat ConsumeType enum).
 const (
@@ -113,7 +117,7 @@ type rawProducerData struct {
 	GroupName lstr `json:"groupName"`
 }
 
-// DecodeHeartbeatData reads a HEART_BEAT body from a Java or Go client.
+// DecodeHeartbeatData reads a HEART_BEAT body from any client.
 func DecodeHeartbeatData(data []byte) (*HeartbeatData, error) {
 	var raw rawHeartbeatData
 	if err := decodeFastjsonNumbers(data, &raw); err != nil {
