@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 // Frames shaped exactly as rocketmq-client-cpp (master 7c8b7f8) writes
@@ -113,4 +114,26 @@ func TestCompatCppLockBatchMQ(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantCode(t, resp, code.Success, "")
+}
+
+// TestCompatSubscriptionGroupLenientBody: an UPDATE_AND_CREATE_SUBSCRIPTIONGROUP
+// body written by a non-fastjson tool (numbers and booleans as strings) is
+// read as fastjson reads it; fields it leaves out keep Java's defaults.
+func TestCompatSubscriptionGroupLenientBody(t *testing.T) {
+	tg := newTarget(t)
+	group := uniq("compat_lenient_group")
+	data := `{"groupName":"` + group + `","retryMaxTimes":"3","consumeBroadcastEnable":"false","brokerId":"0"}` + "\n"
+	resp := tg.mustCall(t, tg.BrokerAddr, request(code.UpdateAndCreateSubscriptiongroup, nil, []byte(data), codec.JSON))
+	wantCode(t, resp, code.Success, "")
+	resp = tg.mustCall(t, tg.BrokerAddr, request(code.GetAllSubscriptiongroupConfig, nil, nil, codec.JSON))
+	wantCode(t, resp, code.Success, "")
+	var w body.SubscriptionGroupWrapper
+	if err := w.Decode(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	want := body.NewSubscriptionGroupConfig(group)
+	want.RetryMaxTimes, want.ConsumeBroadcastEnable = 3, false
+	if got := w.SubscriptionGroupTable[group]; got != want {
+		t.Fatalf("group config %+v, want %+v", got, want)
+	}
 }
