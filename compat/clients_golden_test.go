@@ -359,6 +359,7 @@ func mustUnmarshal(t *testing.T, data []byte, v any) {
 func TestCompatClientsGoldenTypedValues(t *testing.T) {
 	_, frames, _ := loadClientFrames(t)
 	var cppPull, cppBatch, nodeSend, nodeOffset bool
+	cppHeartbeats := map[string][3]string{} // group -> consumeType, messageModel, consumeFromWhere
 	for _, fr := range frames {
 		if fr.row["type"] == "response" {
 			continue
@@ -369,6 +370,14 @@ func TestCompatClientsGoldenTypedValues(t *testing.T) {
 		}
 		session := fr.row["session"]
 		switch {
+		case session == "cpp-json" && cmd.Code == code.HeartBeat:
+			hb, err := body.DecodeHeartbeatData(cmd.Body)
+			if err != nil {
+				t.Fatalf("%s: %v", fr.row["file"], err)
+			}
+			for _, c := range hb.ConsumerDataSet {
+				cppHeartbeats[c.GroupName] = [3]string{c.ConsumeType, c.MessageModel, c.ConsumeFromWhere}
+			}
 		case session == "cpp-json" && cmd.Code == code.PullMessage:
 			var h header.PullMessageRequestHeader
 			if err := h.FromExtFields(cmd.ExtFields); err != nil {
@@ -408,6 +417,15 @@ func TestCompatClientsGoldenTypedValues(t *testing.T) {
 			}
 			nodeOffset = true
 		}
+	}
+	// The README: push consumers send 1/1/4, the pull consumer 0/1/0.
+	wantHeartbeats := map[string][3]string{
+		"cpp_consumer_group":         {body.ConsumePassively, body.Clustering, body.ConsumeFromFirstOffset},
+		"cpp_orderly_consumer_group": {body.ConsumePassively, body.Clustering, body.ConsumeFromFirstOffset},
+		"cpp_pull_consumer_group":    {body.ConsumeActively, body.Clustering, body.ConsumeFromLastOffset},
+	}
+	if !reflect.DeepEqual(cppHeartbeats, wantHeartbeats) {
+		t.Errorf("C++ heartbeats %v, want %v", cppHeartbeats, wantHeartbeats)
 	}
 	if !cppPull || !cppBatch || !nodeSend || !nodeOffset {
 		t.Fatalf("frames not found: cpp pull %v, cpp batch %v, node send %v, node offset %v", cppPull, cppBatch, nodeSend, nodeOffset)
