@@ -106,7 +106,7 @@ func toBool(k jsonKind, s string) (bool, error) {
 		if err != nil {
 			return false, fmt.Errorf("%w: boolean %s", errLenient, s)
 		}
-		return f == 1, nil
+		return math.Trunc(f) == 1, nil // BigDecimal.intValue() == 1: 1.5 is true
 	case kindNull:
 		return false, nil
 	case kindOther:

@@ -177,7 +177,7 @@ func TestBodyLenientScalars(t *testing.T) {
 		t.Errorf("lint32 overflow accepted: %d", n)
 	}
 	bools := map[string]bool{`true`: true, `false`: false, `"TRUE"`: true, `"False"`: false, `"1"`: true, `"0"`: false,
-		`1`: true, `0`: false, `2`: false, `"y"`: true, `"T"`: true, `"N"`: false, `"f"`: false,
+		`1`: true, `0`: false, `2`: false, `1.5`: true, `0.9`: false, `"y"`: true, `"T"`: true, `"N"`: false, `"f"`: false,
 		`null`: false, `""`: false}
 	for in, want := range bools {
 		if b, err := lenientBoth[lbool](t, in); err != nil || bool(b) != want {
