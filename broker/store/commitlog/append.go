@@ -230,6 +230,7 @@ func (c *CommitLog) appendLocked(ms []*message.MessageExt, infos []recInfo, tota
 	first := c.render(mf.Data()[pos:pos+total], ms, infos, phys, now)
 	mf.SetStoreTimestamp(now)
 	mf.SetWrotePosition(int32(pos + total))
+	mf.WarmAhead()
 	return PutMessageResult{Status: PutOK, Append: AppendMessageResult{
 		Status: AppendPutOK, WroteOffset: phys, WroteBytes: int32(total),
 		StoreTimestamp: now, LogicsOffset: first,

@@ -9,19 +9,21 @@ import (
 
 // allocator creates the next file of a queue in the background (Java
 // AllocateMappedFileService): when file N is handed out, file N+1 starts
-// being created, sized, mapped and, with prefault, pre-faulted page by page,
-// so that the append path only swaps in a ready mapping and its first
-// writes to each page do not trap into the kernel (a first-touch fault on a
-// fresh ext4 page costs about as much as copying the whole page ten times).
+// being created, sized, mapped and its first head bytes write-faulted
+// (QueueOptions.WarmAhead), so that the append path only swaps in a ready
+// mapping whose first window does not trap into the kernel (a first-touch
+// fault on a fresh ext4 page costs about as much as copying the whole page
+// ten times); the queue's warmer then keeps the window ahead. The rest of
+// the file stays a hole: warming all of it would make a gigabyte resident
+// and write a gigabyte of zeros to disk per file.
 //
-// A file asked for before its pre-fault is finished is handed out at once:
-// the pre-fault loop is stopped (it checks a flag every prefaultStride
-// pages) and the writer faults in the rest itself, so the append lock never
-// waits for more than one stride.
+// A file asked for before its head warm-up is finished is handed out at
+// once: the warm-up is stopped (it checks a flag every warmChunk bytes), so
+// the append lock never waits for more than one chunk.
 type allocator struct {
 	fileSize int
 	warm     bool // Warmup every file (warmMapedFileEnable), even ones asked for now
-	prefault bool // pre-fault files created ahead of need
+	head     int  // bytes to write-fault at the head of files created ahead of need
 	lg       *zap.Logger
 
 	mu      sync.Mutex
@@ -31,20 +33,16 @@ type allocator struct {
 	wg      sync.WaitGroup // one per in-flight allocation goroutine
 }
 
-// prefaultStride is how many pages the pre-fault loop touches between two
-// looks at its stop flag.
-const prefaultStride = 64
-
 type allocation struct {
 	mapped chan struct{} // closed when mf/err are set
 	done   chan struct{} // closed when the goroutine no longer touches mf
-	stop   atomic.Bool   // asks the pre-fault loop to return
+	stop   atomic.Bool   // asks the head warm-up to return
 	mf     *MappedFile
 	err    error
 }
 
-func newAllocator(fileSize int, warm, prefault bool, lg *zap.Logger) *allocator {
-	return &allocator{fileSize: fileSize, warm: warm, prefault: prefault, lg: lg, pending: map[string]*allocation{}}
+func newAllocator(fileSize int, warm bool, head int, lg *zap.Logger) *allocator {
+	return &allocator{fileSize: fileSize, warm: warm, head: head, lg: lg, pending: map[string]*allocation{}}
 }
 
 // get returns the file at path (waiting for its background mapping, or
@@ -58,7 +56,7 @@ func (a *allocator) get(path, next string) (*MappedFile, error) {
 		cur = a.startLocked(path, false)
 	}
 	if _, ok := a.pending[next]; !ok && !a.closed {
-		a.pending[next] = a.startLocked(next, a.prefault)
+		a.pending[next] = a.startLocked(next, true)
 	}
 	var stale []*allocation // prepared for offsets the queue skipped (a slave starting mid-log)
 	for p, al := range a.pending {
@@ -81,7 +79,7 @@ func (a *allocator) get(path, next string) (*MappedFile, error) {
 	return cur.mf, cur.err
 }
 
-func (a *allocator) startLocked(path string, prefault bool) *allocation {
+func (a *allocator) startLocked(path string, ahead bool) *allocation {
 	al := &allocation{mapped: make(chan struct{}), done: make(chan struct{})}
 	a.wg.Add(1)
 	go func() {
@@ -96,23 +94,24 @@ func (a *allocator) startLocked(path string, prefault bool) *allocation {
 			a.lg.Warn("allocate mapped file failed", zap.String("file", path), zap.Error(al.err))
 			return
 		}
-		if prefault && !a.warm {
-			al.mf.prefault(&al.stop)
+		if ahead && !a.warm && a.head > 0 {
+			al.mf.warmHead(&al.stop, a.head)
 		}
 	}()
 	return al
 }
 
-// ahead starts allocating path (with pre-fault) unless that is under way.
+// ahead starts allocating path (with its head warm-up) unless that is
+// under way.
 func (a *allocator) ahead(path string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.pending[path]; !ok && !a.closed && path > a.given {
-		a.pending[path] = a.startLocked(path, a.prefault)
+		a.pending[path] = a.startLocked(path, true)
 	}
 }
 
-// wait blocks until every allocation under way, pre-fault included, is done.
+// wait blocks until every allocation under way, warm-up included, is done.
 func (a *allocator) wait() {
 	a.mu.Lock()
 	var all []*allocation
@@ -125,7 +124,7 @@ func (a *allocator) wait() {
 	}
 }
 
-// shutdown stops in-flight pre-faults, waits for the allocation goroutines
+// shutdown stops in-flight warm-ups, waits for the allocation goroutines
 // and deletes the files that were never handed out.
 func (a *allocator) shutdown() {
 	a.mu.Lock()

@@ -34,9 +34,15 @@ type MappedFile struct {
 	path     string
 	fromOff  int64
 	fileSize int
-	f        *os.File
-	data     []byte
-	fresh    bool // created empty by this process: every byte is zero
+	// f is open only in AppendByWrite mode, where pwrite needs it. The
+	// mapping keeps the file itself open (Linux holds the file in the
+	// mapping's vma), so every other file closes its descriptor as soon as
+	// it is mapped: flush is msync on the mapping, delete is by path, and a
+	// store with tens of thousands of ConsumeQueue files does not need as
+	// many descriptors.
+	f     *os.File
+	data  []byte
+	fresh bool // created empty by this process: every byte is zero
 	// byWrite makes AppendBytes/Append/WriteAt copy with pwrite(2) into the
 	// page cache instead of storing through the mapping (see
 	// QueueOptions.AppendByWrite). Set before the file is published.
@@ -46,6 +52,15 @@ type MappedFile struct {
 	// PopulateAhead); populated is the end of that chunk. Writer only.
 	populate  bool
 	populated int
+
+	// warm is the queue's warm-ahead worker (QueueOptions.WarmAhead), nil
+	// when off. warmAsked is the end of the window the writer last asked
+	// for (writer only); warmedTo is the end of the prefix known to be
+	// write-faulted (the allocator's goroutine before the file is
+	// published, then the warmer's one running goroutine).
+	warm      *warmer
+	warmAsked int
+	warmedTo  int
 
 	wrote     atomic.Int32
 	committed atomic.Int32
@@ -80,9 +95,13 @@ func OpenMappedFile(path string, fileSize int) (*MappedFile, error) {
 		return nil, err
 	}
 	mf, err := mapFile(f, path, from, fileSize)
+	cerr := f.Close() // the mapping stays valid without the descriptor
 	if err != nil {
-		_ = f.Close()
 		return nil, err
+	}
+	if cerr != nil {
+		_ = syscall.Munmap(mf.data)
+		return nil, fmt.Errorf("mmap: close %s: %w", path, cerr)
 	}
 	return mf, nil
 }
@@ -102,7 +121,7 @@ func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, er
 	if err != nil {
 		return nil, fmt.Errorf("mmap: map %s: %w", path, err)
 	}
-	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, f: f, data: data, fresh: fresh}, nil
+	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, data: data, fresh: fresh}, nil
 }
 
 // FileName is the file's path.
@@ -170,6 +189,7 @@ func (m *MappedFile) Append(b []byte) error {
 		return err
 	}
 	m.SetWrotePosition(int32(p + len(b)))
+	m.WarmAhead()
 	return nil
 }
 
@@ -206,13 +226,20 @@ const populateChunk = 64 << 10
 func (m *MappedFile) populateFrom(pos int) {
 	from := pos &^ (OSPageSize - 1)
 	to := min(from+populateChunk, m.fileSize)
-	populateWrite(m.data[from:to])
+	_ = populateWrite(m.data[from:to]) // unsupported: the stores fault as usual
 	m.populated = to
 }
 
 // setAppendMode applies a queue's append options to a file before it is
-// published.
-func (m *MappedFile) setAppendMode(opts QueueOptions) {
+// published; AppendByWrite reopens the file for pwrite.
+func (m *MappedFile) setAppendMode(opts QueueOptions, w *warmer) error {
+	if opts.AppendByWrite && m.f == nil {
+		f, err := os.OpenFile(m.path, os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("mmap: open %s for pwrite: %w", m.path, err)
+		}
+		m.f = f
+	}
 	m.byWrite = opts.AppendByWrite
 	if opts.PopulateAhead && !opts.AppendByWrite {
 		m.populate = true
@@ -220,6 +247,10 @@ func (m *MappedFile) setAppendMode(opts QueueOptions) {
 			adviseRandom(m.data)
 		}
 	}
+	if !opts.AppendByWrite {
+		m.warm = w
+	}
+	return nil
 }
 
 // IsAbleToFlush reports whether at least leastPages dirty pages wait
@@ -245,7 +276,7 @@ func (m *MappedFile) Flush(leastPages int) (int32, error) {
 	}
 	defer m.Release()
 	to := m.committed.Load()
-	if err := syncRange(m.f, m.data, int(m.flushed.Load()), int(to)); err != nil {
+	if err := syncRange(m.path, m.data, int(m.flushed.Load()), int(to)); err != nil {
 		return m.flushed.Load(), fmt.Errorf("mmap: flush %s: %w", m.path, err)
 	}
 	m.flushed.Store(to)
@@ -261,20 +292,27 @@ func (m *MappedFile) Warmup() {
 	_ = syscall.Madvise(m.data, syscall.MADV_WILLNEED)
 }
 
-// prefault write-faults every page of a fresh file (storing the zero that
-// is already there) until stop is set; the allocator runs it before the
-// file is published, so no reader or writer can see the stores. Files that
-// existed before are left alone: their bytes may not be zero.
-func (m *MappedFile) prefault(stop *atomic.Bool) {
-	if !m.fresh {
-		return
-	}
-	for i := 0; i < m.fileSize; i += OSPageSize {
-		if i%(prefaultStride*OSPageSize) == 0 && stop.Load() {
-			return
+// warmHead write-faults the first n bytes of the file, warmChunk at a time,
+// until stop is set; the allocator runs it before the file is published, so
+// the writer's first window is warm without the warmer (warmedTo and
+// warmAsked then start past it). Where MADV_POPULATE_WRITE is missing a
+// fresh file is touched instead, storing the zero already there (nobody
+// else sees the file yet); a file that existed before is left alone.
+func (m *MappedFile) warmHead(stop *atomic.Bool, n int) {
+	n = min(n, m.fileSize)
+	for m.warmedTo < n && !stop.Load() {
+		to := min(m.warmedTo+warmChunk, n) // warmedTo is 0 or a chunk end: page-aligned
+		if err := populateWrite(m.data[m.warmedTo:to]); err != nil {
+			if !m.fresh {
+				return
+			}
+			for i := m.warmedTo; i < to; i += OSPageSize {
+				m.data[i] = 0
+			}
 		}
-		m.data[i] = 0
+		m.warmedTo = to
 	}
+	m.warmAsked = m.warmedTo
 }
 
 // ZeroRange clears [from, to) (tail cleanup after truncation), skipping pages
@@ -330,7 +368,7 @@ func (m *MappedFile) IsAvailable() bool {
 
 // LastModified is the file's modification time.
 func (m *MappedFile) LastModified() time.Time {
-	st, err := m.f.Stat()
+	st, err := os.Stat(m.path)
 	if err != nil {
 		return time.Time{}
 	}
@@ -345,7 +383,9 @@ func (m *MappedFile) unmap() {
 	}
 	m.unmapped = true
 	_ = syscall.Munmap(m.data)
-	_ = m.f.Close()
+	if m.f != nil {
+		_ = m.f.Close()
+	}
 }
 
 // Close unmaps the file without deleting it (shutdown). Holders must have

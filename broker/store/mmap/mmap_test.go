@@ -134,10 +134,11 @@ func TestMappedFileQueueLoadRejectsWrongSize(t *testing.T) {
 	}
 }
 
-// TestMappedFilePrefaultQueue: with Prefault the next file is created and
-// faulted in the background; handing it out (even mid-prefault) gives an
+// TestMappedFileWarmAheadQueue: with WarmAhead the next file is created and
+// its head write-faulted in the background, and the window ahead of the
+// writer is kept warm; handing a file out (even mid-warm-up) gives an
 // all-zero file, and a file that already held data is never rewritten.
-func TestMappedFilePrefaultQueue(t *testing.T) {
+func TestMappedFileWarmAheadQueue(t *testing.T) {
 	dir := t.TempDir()
 	const size = 1 << 20
 	// A leftover next file with data in it must keep its bytes.
@@ -145,7 +146,7 @@ func TestMappedFilePrefaultQueue(t *testing.T) {
 	if err := os.WriteFile(left, bytes.Repeat([]byte{7}, size), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, Prefault: true}, zaptest.NewLogger(t))
+	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, WarmAhead: 64 << 10}, zaptest.NewLogger(t))
 	defer q.Shutdown()
 	for i := 0; i < 3; i++ {
 		mf, err := q.LastMappedFileOrCreate(0)
@@ -176,7 +177,7 @@ func TestMappedFilePrefaultQueue(t *testing.T) {
 func TestMappedFilePreallocateNextSkipped(t *testing.T) {
 	dir := t.TempDir()
 	const size = 64 << 10
-	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, Prefault: true}, zaptest.NewLogger(t))
+	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, WarmAhead: 64 << 10}, zaptest.NewLogger(t))
 	defer q.Shutdown()
 	q.PreallocateNext(0)
 	q.AwaitPreallocated()
