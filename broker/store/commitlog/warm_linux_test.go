@@ -34,7 +34,7 @@ func residentBytes(t *testing.T, b []byte) int64 {
 // pre-filled gigabyte file; and the window ahead of the writer is warm.
 func TestCommitLogWarmWindowBounded(t *testing.T) {
 	const written = 8 << 20
-	const slack = 16 << 20 // warm window ahead of the writer + the next file's head, with room
+	const slack = 16 << 20 // the 4 MiB warm window ahead of the writer, with room
 	dir := t.TempDir()
 	c := openLog(t, DefaultConfig(dir), nil)
 	c.MappedFileQueue().AwaitPreallocated() // the broker idles a moment after start

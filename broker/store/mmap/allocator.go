@@ -2,28 +2,20 @@ package mmap
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 )
 
 // allocator creates the next file of a queue in the background (Java
 // AllocateMappedFileService): when file N is handed out, file N+1 starts
-// being created, sized, mapped and its first head bytes write-faulted
-// (QueueOptions.WarmAhead), so that the append path only swaps in a ready
-// mapping whose first window does not trap into the kernel (a first-touch
-// fault on a fresh ext4 page costs about as much as copying the whole page
-// ten times); the queue's warmer then keeps the window ahead. The rest of
-// the file stays a hole: warming all of it would make a gigabyte resident
-// and write a gigabyte of zeros to disk per file.
-//
-// A file asked for before its head warm-up is finished is handed out at
-// once: the warm-up is stopped (it checks a flag every warmChunk bytes), so
-// the append lock never waits for more than one chunk.
+// being created, sized and mapped, so that the append path only swaps in a
+// ready mapping. The file is left a hole: pages are warmed only a window
+// ahead of the writer, by the queue's warmer once the file is in use
+// (warming all of it would make a gigabyte resident and write a gigabyte of
+// zeros to disk per file), or all of it with warm (warmMapedFileEnable).
 type allocator struct {
 	fileSize int
 	warm     bool // Warmup every file (warmMapedFileEnable), even ones asked for now
-	head     int  // bytes to write-fault at the head of files created ahead of need
 	lg       *zap.Logger
 
 	mu      sync.Mutex
@@ -34,15 +26,13 @@ type allocator struct {
 }
 
 type allocation struct {
-	mapped chan struct{} // closed when mf/err are set
-	done   chan struct{} // closed when the goroutine no longer touches mf
-	stop   atomic.Bool   // asks the head warm-up to return
-	mf     *MappedFile
-	err    error
+	done chan struct{} // closed when mf/err are set and the goroutine is done with mf
+	mf   *MappedFile
+	err  error
 }
 
-func newAllocator(fileSize int, warm bool, head int, lg *zap.Logger) *allocator {
-	return &allocator{fileSize: fileSize, warm: warm, head: head, lg: lg, pending: map[string]*allocation{}}
+func newAllocator(fileSize int, warm bool, lg *zap.Logger) *allocator {
+	return &allocator{fileSize: fileSize, warm: warm, lg: lg, pending: map[string]*allocation{}}
 }
 
 // get returns the file at path (waiting for its background mapping, or
@@ -53,10 +43,10 @@ func (a *allocator) get(path, next string) (*MappedFile, error) {
 	delete(a.pending, path)
 	a.given = max(a.given, path)
 	if cur == nil {
-		cur = a.startLocked(path, false)
+		cur = a.startLocked(path)
 	}
 	if _, ok := a.pending[next]; !ok && !a.closed {
-		a.pending[next] = a.startLocked(next, true)
+		a.pending[next] = a.startLocked(next)
 	}
 	var stale []*allocation // prepared for offsets the queue skipped (a slave starting mid-log)
 	for p, al := range a.pending {
@@ -67,51 +57,43 @@ func (a *allocator) get(path, next string) (*MappedFile, error) {
 	}
 	a.mu.Unlock()
 	for _, al := range stale {
-		al.stop.Store(true)
 		<-al.done
 		if al.mf != nil {
 			_ = al.mf.Destroy()
 		}
 	}
-	<-cur.mapped
-	cur.stop.Store(true)
 	<-cur.done
 	return cur.mf, cur.err
 }
 
-func (a *allocator) startLocked(path string, ahead bool) *allocation {
-	al := &allocation{mapped: make(chan struct{}), done: make(chan struct{})}
+func (a *allocator) startLocked(path string) *allocation {
+	al := &allocation{done: make(chan struct{})}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
 		defer close(al.done)
 		al.mf, al.err = OpenMappedFile(path, a.fileSize)
-		if al.err == nil && a.warm {
-			al.mf.Warmup()
-		}
-		close(al.mapped)
 		if al.err != nil {
 			a.lg.Warn("allocate mapped file failed", zap.String("file", path), zap.Error(al.err))
 			return
 		}
-		if ahead && !a.warm && a.head > 0 {
-			al.mf.warmHead(&al.stop, a.head)
+		if a.warm {
+			al.mf.Warmup()
 		}
 	}()
 	return al
 }
 
-// ahead starts allocating path (with its head warm-up) unless that is
-// under way.
+// ahead starts allocating path unless that is under way.
 func (a *allocator) ahead(path string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.pending[path]; !ok && !a.closed && path > a.given {
-		a.pending[path] = a.startLocked(path, true)
+		a.pending[path] = a.startLocked(path)
 	}
 }
 
-// wait blocks until every allocation under way, warm-up included, is done.
+// wait blocks until every allocation under way is done.
 func (a *allocator) wait() {
 	a.mu.Lock()
 	var all []*allocation
@@ -124,17 +106,14 @@ func (a *allocator) wait() {
 	}
 }
 
-// shutdown stops in-flight warm-ups, waits for the allocation goroutines
-// and deletes the files that were never handed out.
+// shutdown waits for the allocation goroutines and deletes the files that
+// were never handed out.
 func (a *allocator) shutdown() {
 	a.mu.Lock()
 	a.closed = true
 	left := a.pending
 	a.pending = map[string]*allocation{}
 	a.mu.Unlock()
-	for _, al := range left {
-		al.stop.Store(true)
-	}
 	a.wg.Wait()
 	for _, al := range left {
 		if al.mf != nil {

@@ -56,8 +56,7 @@ type MappedFile struct {
 	// warm is the queue's warm-ahead worker (QueueOptions.WarmAhead), nil
 	// when off. warmAsked is the end of the window the writer last asked
 	// for (writer only); warmedTo is the end of the prefix known to be
-	// write-faulted (the allocator's goroutine before the file is
-	// published, then the warmer's one running goroutine).
+	// write-faulted (the warmer's one running goroutine only).
 	warm      *warmer
 	warmAsked int
 	warmedTo  int
@@ -290,29 +289,6 @@ func (m *MappedFile) Warmup() {
 		m.data[i] = 0
 	}
 	_ = syscall.Madvise(m.data, syscall.MADV_WILLNEED)
-}
-
-// warmHead write-faults the first n bytes of the file, warmChunk at a time,
-// until stop is set; the allocator runs it before the file is published, so
-// the writer's first window is warm without the warmer (warmedTo and
-// warmAsked then start past it). Where MADV_POPULATE_WRITE is missing a
-// fresh file is touched instead, storing the zero already there (nobody
-// else sees the file yet); a file that existed before is left alone.
-func (m *MappedFile) warmHead(stop *atomic.Bool, n int) {
-	n = min(n, m.fileSize)
-	for m.warmedTo < n && !stop.Load() {
-		to := min(m.warmedTo+warmChunk, n) // warmedTo is 0 or a chunk end: page-aligned
-		if err := populateWrite(m.data[m.warmedTo:to]); err != nil {
-			if !m.fresh {
-				return
-			}
-			for i := m.warmedTo; i < to; i += OSPageSize {
-				m.data[i] = 0
-			}
-		}
-		m.warmedTo = to
-	}
-	m.warmAsked = m.warmedTo
 }
 
 // ZeroRange clears [from, to) (tail cleanup after truncation), skipping pages

@@ -134,10 +134,10 @@ func TestMappedFileQueueLoadRejectsWrongSize(t *testing.T) {
 	}
 }
 
-// TestMappedFileWarmAheadQueue: with WarmAhead the next file is created and
-// its head write-faulted in the background, and the window ahead of the
-// writer is kept warm; handing a file out (even mid-warm-up) gives an
-// all-zero file, and a file that already held data is never rewritten.
+// TestMappedFileWarmAheadQueue: with WarmAhead the next file is created in
+// the background and the window ahead of the writer is kept warm; a fresh
+// file handed out is all zero, and a file that already held data is never
+// rewritten.
 func TestMappedFileWarmAheadQueue(t *testing.T) {
 	dir := t.TempDir()
 	const size = 1 << 20

@@ -25,10 +25,8 @@ type QueueOptions struct {
 	Warm bool
 	// WarmAhead keeps this many bytes past the write position
 	// write-faulted, in the background (see warmer), so that the writer's
-	// stores seldom trap; 0 turns it off. With Preallocate the allocator
-	// also warms the first WarmAhead bytes of the file it prepares ahead.
-	// Memory and disk then grow with the written bytes plus at most one
-	// window, never a whole file ahead.
+	// stores seldom trap; 0 turns it off. Memory and disk then grow with
+	// the written bytes plus at most one window, never a whole file ahead.
 	WarmAhead int
 	// AppendByWrite makes AppendBytes, Append and WriteAt copy with
 	// pwrite(2) instead of storing through the mapping; reads still use
@@ -75,7 +73,7 @@ func NewMappedFileQueue(dir string, fileSize int, opts QueueOptions, lg *zap.Log
 	}
 	q := &MappedFileQueue{dir: dir, fileSize: fileSize, opts: opts, lg: lg}
 	if opts.Preallocate {
-		q.alloc = newAllocator(fileSize, opts.Warm, opts.WarmAhead, lg)
+		q.alloc = newAllocator(fileSize, opts.Warm, lg)
 	}
 	if opts.WarmAhead > 0 {
 		q.warm = newWarmer(opts.WarmAhead, lg)

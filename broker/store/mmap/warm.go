@@ -7,8 +7,8 @@ import (
 	"go.uber.org/zap"
 )
 
-// warmChunk is how many bytes the warmer (and the allocator's head warm-up)
-// write-faults per MADV_POPULATE_WRITE call, between looks at the stop flag.
+// warmChunk is how many bytes the warmer write-faults per
+// MADV_POPULATE_WRITE call, between looks at the stop flag.
 const warmChunk = 1 << 20
 
 // warmer keeps a bounded window of pages past a queue's write position
