@@ -87,3 +87,18 @@ func vmaRSS(t *testing.T, b []byte) int64 {
 	t.Fatalf("no mapping at %s in /proc/self/smaps", start)
 	return 0
 }
+
+// TestCommitLogWarmMappedFileWholeFile: warmMapedFileEnable keeps Java's
+// warm-up: the file handed out is resident as a whole before the first
+// append, not just a window.
+func TestCommitLogWarmMappedFileWholeFile(t *testing.T) {
+	const size = 16 << 20
+	cfg := testConfig(t.TempDir(), size)
+	cfg.WarmMappedFile = true
+	c := openLog(t, cfg, nil)
+	mustPut(t, c, newMsg("WarmWhole", 0, "x", ""))
+	c.MappedFileQueue().AwaitPreallocated()
+	if got := residentBytes(t, c.MappedFileQueue().LastMappedFile().Data()); got != size {
+		t.Fatalf("%d KiB of the %d KiB file resident with warmMapedFileEnable", got>>10, size>>10)
+	}
+}

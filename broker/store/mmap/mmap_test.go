@@ -192,3 +192,42 @@ func TestMappedFilePreallocateNextSkipped(t *testing.T) {
 		t.Fatalf("stale prepared file 0 kept: %v", err)
 	}
 }
+
+// TestMappedFileWarmAheadShutdownAndDelete: a queue shut down, or a file
+// deleted, while the warmer may still be working on it neither faults nor
+// loses written bytes.
+func TestMappedFileWarmAheadShutdownAndDelete(t *testing.T) {
+	const size = 1 << 20
+	rec := bytes.Repeat([]byte{9}, 1000)
+	for i := 0; i < 20; i++ {
+		dir := t.TempDir()
+		q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, WarmAhead: 512 << 10}, zaptest.NewLogger(t))
+		q.PreallocateNext(0)
+		for n := 0; n < 1200; n++ { // two files
+			mf, err := q.LastMappedFileOrCreate(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mf.Append(rec) != nil {
+				mf.SetWrotePosition(size) // full: the next call rolls
+				n--
+			}
+		}
+		want := 2
+		if i%2 == 1 {
+			if err := q.DeleteLastMappedFile(); err != nil {
+				t.Fatal(err)
+			}
+			want = 1
+		}
+		q.Shutdown()
+		q2 := NewMappedFileQueue(dir, size, QueueOptions{}, zaptest.NewLogger(t))
+		if err := q2.Load(); err != nil || len(q2.Files()) != want {
+			t.Fatalf("round %d: reload %d files, want %d: %v", i, len(q2.Files()), want, err)
+		}
+		if d := q2.FirstMappedFile().Data(); d[0] != 9 || d[1000*1000-1] != 9 {
+			t.Fatalf("round %d: first file lost its bytes", i)
+		}
+		q2.Shutdown()
+	}
+}
