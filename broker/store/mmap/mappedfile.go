@@ -288,7 +288,7 @@ func (m *MappedFile) Warmup() {
 	for i := 0; i < m.fileSize; i += OSPageSize {
 		m.data[i] = 0
 	}
-	_ = syscall.Madvise(m.data, syscall.MADV_WILLNEED)
+	adviseWillNeed(m.data)
 }
 
 // ZeroRange clears [from, to) (tail cleanup after truncation), skipping pages

@@ -45,3 +45,6 @@ func populateUnsupported(err error) bool { return errors.Is(err, syscall.EINVAL)
 
 // adviseRandom turns off read-around for faults on b.
 func adviseRandom(b []byte) { _ = syscall.Madvise(b, syscall.MADV_RANDOM) }
+
+// adviseWillNeed asks the kernel to read b in ahead (warmMapedFileEnable).
+func adviseWillNeed(b []byte) { _ = syscall.Madvise(b, syscall.MADV_WILLNEED) }

@@ -29,3 +29,6 @@ func populateUnsupported(error) bool { return true }
 
 // adviseRandom is a no-op where madvise is not wired.
 func adviseRandom([]byte) {}
+
+// adviseWillNeed is a no-op where madvise is not wired.
+func adviseWillNeed([]byte) {}
