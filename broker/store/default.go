@@ -182,10 +182,7 @@ func (s *DefaultMessageStore) commitLogConfig() (commitlog.Config, error) {
 	cc.FlushLeastPages = c.FlushCommitLogLeastPages
 	cc.FlushThoroughInterval = time.Duration(c.FlushCommitLogThoroughInterval) * time.Millisecond
 	cc.SyncFlushTimeout = time.Duration(c.SyncFlushTimeout) * time.Millisecond
-	cc.WarmMappedFile = c.WarmMapedFileEnable
-	// No Java key: on unless warmMapedFileEnable already warms every file
-	// (see commitlog.Config.PrefaultNextFile for why it stays on).
-	cc.PrefaultNextFile = !c.WarmMapedFileEnable
+	cc.WarmMappedFile = c.WarmMapedFileEnable // replaces the warm-ahead window (commitlog.Config.WarmAhead)
 	table, maxLevel, err := commitlog.ParseDelayLevels(c.MessageDelayLevel)
 	if err != nil {
 		return cc, err

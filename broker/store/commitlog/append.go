@@ -244,6 +244,7 @@ func (c *CommitLog) appendLocked(ms []*message.MessageExt, infos []recInfo, tota
 	}
 	mf.SetStoreTimestamp(now)
 	mf.SetWrotePosition(int32(pos + total))
+	mf.WarmAhead()
 	return PutMessageResult{Status: PutOK, Append: AppendMessageResult{
 		Status: AppendPutOK, WroteOffset: phys, WroteBytes: int32(total),
 		StoreTimestamp: now, LogicsOffset: first,

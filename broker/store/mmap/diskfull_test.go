@@ -76,7 +76,7 @@ func TestMappedFileReserveExistingSparseFile(t *testing.T) {
 func TestMappedFileReserveFailureRemovesNewFile(t *testing.T) {
 	dir := t.TempDir()
 	undo := InjectReserveError(dir, syscall.ENOSPC)
-	q := NewMappedFileQueue(dir, 64<<10, QueueOptions{Preallocate: true, Prefault: true}, nil)
+	q := NewMappedFileQueue(dir, 64<<10, QueueOptions{Preallocate: true, WarmAhead: 16 << 10}, nil)
 	defer q.Shutdown()
 	if _, err := q.LastMappedFileOrCreate(0); !errors.Is(err, ErrReserve) || !errors.Is(err, syscall.ENOSPC) {
 		t.Fatalf("create with the disk full: %v, want ErrReserve wrapping ENOSPC", err)

@@ -34,9 +34,15 @@ type MappedFile struct {
 	path     string
 	fromOff  int64
 	fileSize int
-	f        *os.File
-	data     []byte
-	fresh    bool // created empty by this process: every byte is zero
+	// f is open only in AppendByWrite mode, where pwrite needs it. The
+	// mapping keeps the file itself open (Linux holds the file in the
+	// mapping's vma), so every other file closes its descriptor as soon as
+	// it is mapped: flush is msync on the mapping, delete is by path, and a
+	// store with tens of thousands of ConsumeQueue files does not need as
+	// many descriptors.
+	f     *os.File
+	data  []byte
+	fresh bool // created empty by this process: every byte is zero
 	// byWrite makes AppendBytes/Append/WriteAt copy with pwrite(2) into the
 	// page cache instead of storing through the mapping (see
 	// QueueOptions.AppendByWrite). Set before the file is published.
@@ -49,6 +55,14 @@ type MappedFile struct {
 	// reserveErr is why the blocks of an existing file could not be
 	// reserved when it was opened (nil: reserved); see LogReserveProblem.
 	reserveErr error
+
+	// warm is the queue's warm-ahead worker (QueueOptions.WarmAhead), nil
+	// when off. warmAsked is the end of the window the writer last asked
+	// for (writer only); warmedTo is the end of the prefix known to be
+	// write-faulted (the warmer's one running goroutine only).
+	warm      *warmer
+	warmAsked int
+	warmedTo  int
 
 	wrote     atomic.Int32
 	committed atomic.Int32
@@ -83,9 +97,13 @@ func OpenMappedFile(path string, fileSize int) (*MappedFile, error) {
 		return nil, err
 	}
 	mf, err := mapFile(f, path, from, fileSize)
+	cerr := f.Close() // the mapping stays valid without the descriptor
 	if err != nil {
-		_ = f.Close()
 		return nil, err
+	}
+	if cerr != nil {
+		_ = syscall.Munmap(mf.data)
+		return nil, fmt.Errorf("mmap: close %s: %w", path, cerr)
 	}
 	return mf, nil
 }
@@ -110,7 +128,7 @@ func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, er
 	if err != nil {
 		return nil, fmt.Errorf("mmap: map %s: %w", path, err)
 	}
-	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, f: f, data: data, fresh: fresh, reserveErr: soft}, nil
+	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, data: data, fresh: fresh, reserveErr: soft}, nil
 }
 
 // FileName is the file's path.
@@ -178,6 +196,7 @@ func (m *MappedFile) Append(b []byte) error {
 		return err
 	}
 	m.SetWrotePosition(int32(p + len(b)))
+	m.WarmAhead()
 	return nil
 }
 
@@ -216,13 +235,20 @@ const populateChunk = 64 << 10
 func (m *MappedFile) populateFrom(pos int) {
 	from := pos &^ (OSPageSize - 1)
 	to := min(from+populateChunk, m.fileSize)
-	populateWrite(m.data[from:to])
+	_ = populateWrite(m.data[from:to]) // unsupported: the stores fault as usual
 	m.populated = to
 }
 
 // setAppendMode applies a queue's append options to a file before it is
-// published.
-func (m *MappedFile) setAppendMode(opts QueueOptions) {
+// published; AppendByWrite reopens the file for pwrite.
+func (m *MappedFile) setAppendMode(opts QueueOptions, w *warmer) error {
+	if opts.AppendByWrite && m.f == nil {
+		f, err := os.OpenFile(m.path, os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("mmap: open %s for pwrite: %w", m.path, err)
+		}
+		m.f = f
+	}
 	m.byWrite = opts.AppendByWrite
 	if opts.PopulateAhead && !opts.AppendByWrite {
 		m.populate = true
@@ -230,6 +256,10 @@ func (m *MappedFile) setAppendMode(opts QueueOptions) {
 			adviseRandom(m.data)
 		}
 	}
+	if !opts.AppendByWrite {
+		m.warm = w
+	}
+	return nil
 }
 
 // IsAbleToFlush reports whether at least leastPages dirty pages wait
@@ -255,7 +285,7 @@ func (m *MappedFile) Flush(leastPages int) (int32, error) {
 	}
 	defer m.Release()
 	to := m.committed.Load()
-	if err := syncRange(m.f, m.data, int(m.flushed.Load()), int(to)); err != nil {
+	if err := syncRange(m.path, m.data, int(m.flushed.Load()), int(to)); err != nil {
 		return m.flushed.Load(), fmt.Errorf("mmap: flush %s: %w", m.path, err)
 	}
 	m.flushed.Store(to)
@@ -268,23 +298,7 @@ func (m *MappedFile) Warmup() {
 	for i := 0; i < m.fileSize; i += OSPageSize {
 		m.data[i] = 0
 	}
-	_ = syscall.Madvise(m.data, syscall.MADV_WILLNEED)
-}
-
-// prefault write-faults every page of a fresh file (storing the zero that
-// is already there) until stop is set; the allocator runs it before the
-// file is published, so no reader or writer can see the stores. Files that
-// existed before are left alone: their bytes may not be zero.
-func (m *MappedFile) prefault(stop *atomic.Bool) {
-	if !m.fresh {
-		return
-	}
-	for i := 0; i < m.fileSize; i += OSPageSize {
-		if i%(prefaultStride*OSPageSize) == 0 && stop.Load() {
-			return
-		}
-		m.data[i] = 0
-	}
+	adviseWillNeed(m.data)
 }
 
 // ZeroRange clears [from, to) (tail cleanup after truncation), skipping pages
@@ -343,7 +357,7 @@ func (m *MappedFile) IsAvailable() bool {
 
 // LastModified is the file's modification time.
 func (m *MappedFile) LastModified() time.Time {
-	st, err := m.f.Stat()
+	st, err := os.Stat(m.path)
 	if err != nil {
 		return time.Time{}
 	}
@@ -358,7 +372,9 @@ func (m *MappedFile) unmap() {
 	}
 	m.unmapped = true
 	_ = syscall.Munmap(m.data)
-	_ = m.f.Close()
+	if m.f != nil {
+		_ = m.f.Close()
+	}
 }
 
 // Close unmaps the file without deleting it (shutdown). Holders must have
