@@ -16,6 +16,7 @@ import (
 type allocator struct {
 	fileSize int
 	warm     bool // Warmup every file (warmMapedFileEnable), even ones asked for now
+	reserve  bool // reserve each file's blocks (not QueueOptions.Sparse)
 	lg       *zap.Logger
 
 	mu      sync.Mutex
@@ -31,8 +32,8 @@ type allocation struct {
 	err  error
 }
 
-func newAllocator(fileSize int, warm bool, lg *zap.Logger) *allocator {
-	return &allocator{fileSize: fileSize, warm: warm, lg: lg, pending: map[string]*allocation{}}
+func newAllocator(fileSize int, warm, reserve bool, lg *zap.Logger) *allocator {
+	return &allocator{fileSize: fileSize, warm: warm, reserve: reserve, lg: lg, pending: map[string]*allocation{}}
 }
 
 // get returns the file at path (waiting for its background mapping, or
@@ -72,7 +73,7 @@ func (a *allocator) startLocked(path string) *allocation {
 	go func() {
 		defer a.wg.Done()
 		defer close(al.done)
-		al.mf, al.err = OpenMappedFile(path, a.fileSize)
+		al.mf, al.err = openMappedFile(path, a.fileSize, a.reserve)
 		if al.err != nil {
 			a.lg.Warn("allocate mapped file failed", zap.String("file", path), zap.Error(al.err))
 			return

@@ -165,3 +165,23 @@ func BenchmarkMappedFileGuard(b *testing.B) {
 		}
 	})
 }
+
+// TestMappedFileSparseQueueStaysSparse: a Sparse queue (the ConsumeQueue's)
+// takes only the blocks it writes, as Java's sparse files do; reserving
+// every file would hold 5.72 MB of disk per queue whatever its traffic.
+func TestMappedFileSparseQueueStaysSparse(t *testing.T) {
+	dir := t.TempDir()
+	const size = 4 << 20
+	q := NewMappedFileQueue(dir, size, QueueOptions{PopulateAhead: true, Sparse: true}, nil)
+	defer q.Shutdown()
+	mf, err := q.LastMappedFileOrCreate(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mf.Append(make([]byte, 20)); err != nil {
+		t.Fatal(err)
+	}
+	if got := allocatedBytes(t, mf.FileName()); got >= size/2 {
+		t.Fatalf("sparse queue file has %d of %d bytes allocated after one 20-byte unit", got, size)
+	}
+}

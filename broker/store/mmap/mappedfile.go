@@ -82,9 +82,16 @@ type MappedFile struct {
 	FirstCreateInQueue bool
 }
 
-// OpenMappedFile opens (creating if needed) path, sizes it to fileSize and
-// maps it. The start offset is parsed from the file name.
+// OpenMappedFile opens (creating if needed) path, sizes it to fileSize,
+// reserves its blocks (Reserve) and maps it. The start offset is parsed
+// from the file name.
 func OpenMappedFile(path string, fileSize int) (*MappedFile, error) {
+	return openMappedFile(path, fileSize, true)
+}
+
+// openMappedFile is OpenMappedFile; reserve false leaves the file sparse
+// (QueueOptions.Sparse).
+func openMappedFile(path string, fileSize int, reserve bool) (*MappedFile, error) {
 	from, err := strconv.ParseInt(filepath.Base(path), 10, 64)
 	if err != nil || len(filepath.Base(path)) != 20 {
 		return nil, fmt.Errorf("%w: %s", ErrBadFileName, path)
@@ -96,7 +103,7 @@ func OpenMappedFile(path string, fileSize int) (*MappedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	mf, err := mapFile(f, path, from, fileSize)
+	mf, err := mapFile(f, path, from, fileSize, reserve)
 	cerr := f.Close() // the mapping stays valid without the descriptor
 	if err != nil {
 		return nil, err
@@ -108,7 +115,7 @@ func OpenMappedFile(path string, fileSize int) (*MappedFile, error) {
 	return mf, nil
 }
 
-func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, error) {
+func mapFile(f *os.File, path string, from int64, fileSize int, reserve bool) (*MappedFile, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -120,9 +127,12 @@ func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, er
 		}
 	}
 	// Reserve before mapping: the descriptor may not outlive the mapping.
-	fatal, soft := reserveOnCreate(f, path, int64(fileSize), fresh)
-	if fatal != nil {
-		return nil, fatal
+	var soft error
+	if reserve {
+		var fatal error
+		if fatal, soft = reserveOnCreate(f, path, int64(fileSize), fresh); fatal != nil {
+			return nil, fatal
+		}
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, fileSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
