@@ -131,10 +131,13 @@ func Open(cfg *MessageStoreConfig, lg *zap.Logger, opts ...Option) (*DefaultMess
 		return nil, err
 	}
 	s := &DefaultMessageStore{cfg: cfg, lg: lg.Named("store"), cqTable: map[string]map[int32]*consumequeue.ConsumeQueue{}}
-	s.opts = options{now: time.Now, diskUsage: diskUsedFraction, cleanInitialDelay: time.Minute,
+	s.opts = options{now: time.Now, cleanInitialDelay: time.Minute,
 		diskCheckInterval: 10 * time.Second, warningRatio: 0.90, forciblyRatio: 0.85}
 	for _, o := range opts {
 		o(&s.opts)
+	}
+	if s.opts.diskUsage == nil {
+		s.opts.diskUsage = s.storedFraction
 	}
 	if s.opts.totalMemory <= 0 {
 		s.opts.totalMemory = totalPhysicalMemory()

@@ -239,3 +239,33 @@ func TestStoreDiskFullTmpfs(t *testing.T) {
 	}
 	checkAcked(t, s, acks)
 }
+
+// TestStoreDiskUsageExcludesReservation: whole CommitLog files are reserved
+// when created (and the next one ahead), but the usage ratios that drive
+// diskMaxUsedSpaceRatio and the disk-full mark count only what is stored,
+// as with Java's sparse files; otherwise a small disk would refuse sends
+// with up to two files' worth of space still unwritten.
+func TestStoreDiskUsageExcludesReservation(t *testing.T) {
+	mnt := mountTmpfs(t, "8m")
+	cfg := diskFullConfig(filepath.Join(mnt, "store"))
+	cfg.MappedFileSizeCommitLog = 2 << 20
+	s := startStore(t, cfg)
+	var acks []acked
+	putUntilRefusedOrOne(t, s, &acks)
+	if len(acks) != 1 {
+		t.Fatal("first put refused")
+	}
+	s.cl.MappedFileQueue().AwaitPreallocated()
+	raw := diskUsedFraction(cfg.CommitLogDir())
+	stored := s.opts.diskUsage(cfg.CommitLogDir())
+	if raw < 0.5 {
+		t.Fatalf("partition %.2f used with two 2 MiB CommitLog files reserved on 8 MiB, want >= 0.50", raw)
+	}
+	if stored > raw-0.4 || stored < 0 {
+		t.Fatalf("stored fraction %.2f (partition %.2f): the reserved, unwritten CommitLog space is counted as used", stored, raw)
+	}
+	cl, _, _ := s.DiskUsageRatios()
+	if cl != stored {
+		t.Fatalf("DiskUsageRatios CL %.2f, want the stored fraction %.2f", cl, stored)
+	}
+}
