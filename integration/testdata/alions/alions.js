@@ -11,7 +11,8 @@
 //    "first":0,"n":8,"skip":2,"retryIndex":-1}
 // Messages i = first .. first+skip-1 carry tag TagC (not subscribed); the n
 // after them alternate TagA (even i) and TagB and carry key "key-<i>" and
-// body "alions-body-<i>". The consumer subscribes "TagA || TagB" from the
+// body bodyOf(i): "alions-body-<i>", padded past 4 KiB when i % 5 == 3 so
+// that ali-ons sends it zlib-compressed (sysFlag COMPRESSED). The consumer subscribes "TagA || TagB" from the
 // first offset and exits once it has seen n messages. With retryIndex >= 0
 // the handler asks once for message retryIndex to be retried (ali-ons sends
 // it back to the broker) and the consumer also waits for its second
@@ -21,7 +22,8 @@ const { Producer, Consumer, Message } = require('ali-ons');
 
 const cfg = JSON.parse(process.argv[2]);
 const { nameSrv, topic, producerGroup, consumerGroup, first, n, skip } = cfg;
-const retryBody = cfg.retryIndex >= 0 ? `alions-body-${cfg.retryIndex}` : null;
+const bodyOf = i => (i % 5 === 3 ? `alions-body-${i}-${'z'.repeat(5000)}` : `alions-body-${i}`);
+const retryBody = cfg.retryIndex >= 0 ? bodyOf(cfg.retryIndex) : null;
 
 const logger = {
   info() {},
@@ -45,7 +47,7 @@ async function produce() {
   await producer.ready();
   for (let i = first; i < first + skip + n; i++) {
     const tag = i < first + skip ? 'TagC' : (i % 2 === 0 ? 'TagA' : 'TagB');
-    const msg = new Message(topic, tag, `alions-body-${i}`);
+    const msg = new Message(topic, tag, bodyOf(i));
     msg.keys = [ `key-${i}` ];
     const r = await producer.send(msg);
     emit({
