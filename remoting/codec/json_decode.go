@@ -226,7 +226,10 @@ func (p *jsonParser) int32(dst *int32) error {
 		return p.quotedInt32(dst)
 	}
 	if lit, ok := p.literal(); ok {
-		*dst = map[string]int32{"true": 1}[lit]
+		*dst = 0
+		if lit == "true" {
+			*dst = 1
+		}
 		p.lay.exact = false
 		return nil
 	}

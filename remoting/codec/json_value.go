@@ -70,8 +70,8 @@ func (p *jsonParser) extNonString() (v string, ok bool, err error) {
 // be empty ("1." as fastjson allows); exp is bounded so that scales fit.
 type jsonNumber struct {
 	neg      bool
-	int      string
-	frac     string
+	intPart  string
+	fracPart string
 	hasPoint bool
 	hasExp   bool
 	exp      int64
@@ -91,12 +91,12 @@ func (p *jsonParser) scanNumber() (jsonNumber, error) {
 		}
 		return s[start:p.i]
 	}
-	if n.int = digits(); n.int == "" {
+	if n.intPart = digits(); n.intPart == "" {
 		return n, malformed(p, "expected a digit")
 	}
 	if p.eat('.') {
 		n.hasPoint = true
-		n.frac = digits()
+		n.fracPart = digits()
 	}
 	if p.i < len(s) && (s[p.i] == 'e' || s[p.i] == 'E') {
 		p.i++
@@ -134,13 +134,13 @@ func (p *jsonParser) scanNumber() (jsonNumber, error) {
 // len(frac)-exp; plain notation when the scale is not negative and the
 // adjusted exponent is at least -6, else one digit, a point and "E±n".
 func (n *jsonNumber) appendDecimal(dst []byte) []byte {
-	coef := strings.TrimLeft(n.int+n.frac, "0")
+	coef := strings.TrimLeft(n.intPart+n.fracPart, "0")
 	if coef == "" {
 		coef = "0"
 	} else if n.neg {
 		dst = append(dst, '-') // BigDecimal zero has no sign
 	}
-	scale := int64(len(n.frac)) - n.exp
+	scale := int64(len(n.fracPart)) - n.exp
 	adjusted := -scale + int64(len(coef)-1)
 	switch {
 	case scale == 0:
@@ -228,7 +228,7 @@ func (p *jsonParser) appendValue(dst []byte, depth int) ([]byte, error) {
 
 // appendInteger writes an integer as Integer, Long or BigInteger text.
 func (n *jsonNumber) appendInteger(dst []byte) []byte {
-	digits := strings.TrimLeft(n.int, "0")
+	digits := strings.TrimLeft(n.intPart, "0")
 	if digits == "" {
 		return append(dst, '0')
 	}
