@@ -1,3 +1,13 @@
+// Reads JSON headers, one a line, with fastjson into a bean shaped like
+// RocketMQ's RemotingCommand (code, remark, HashMap<String,String> extFields)
+// and prints the extFields map as [key, value-or-null] pairs, or "ERR" when
+// fastjson throws. Used to make extfields.jsonl:
+//   git archive 1.2.83 src/main/java of alibaba/fastjson, drop its support/
+//   package (and Guava/Joda codecs), javac -d fj <files>;
+//   javac -cp fj Oracle.java
+//   cat handwritten.txt <(python3 gen.py) | java -cp fj:. Oracle
+// then pair each input line with its output line (and whether Python's json
+// module takes it as strict JSON).
 import com.alibaba.fastjson.JSON;
 import java.io.*;
 import java.nio.charset.StandardCharsets;
