@@ -62,26 +62,38 @@ func TestBrokerFDExhaustionKeepsListening(t *testing.T) {
 	for i := range 2 * fdQueues { // existing connection keeps working
 		acked = append(acked, fdSend(t, c, child.broker, "during", i))
 	}
+	// The name server shares the process, so its accept fails too.
+	nsHog, err := net.DialTimeout("tcp", child.namesrv, 5*time.Second)
+	if err != nil {
+		t.Fatalf("dial name server: %v", err)
+	}
+	hogs = append(hogs, nsHog)
 	for _, h := range hogs {
 		_ = h.Close()
 	}
 
 	// New connections are served again: a fresh client (fresh connection)
-	// gets an answer.
-	testutil.Eventually(t, 10*time.Second, func() error {
-		fresh := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
-		defer func() { _ = fresh.Shutdown(context.Background()) }()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		resp, err := fresh.InvokeSync(ctx, child.broker, codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
-		if err != nil {
-			return err
-		}
-		if resp.Code != code.Success {
-			return fmt.Errorf("runtime info: code %d %s", resp.Code, resp.Remark)
-		}
-		return nil
-	})
+	// gets an answer from the broker and from the name server.
+	route := header.GetRouteInfoRequestHeader{Topic: fdTopic}
+	for addr, req := range map[string]*codec.RemotingCommand{
+		child.broker:  codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil),
+		child.namesrv: codec.NewRequest(code.GetRouteinfoByTopic, route.ToExtFields(), nil),
+	} {
+		testutil.Eventually(t, 10*time.Second, func() error {
+			fresh := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+			defer func() { _ = fresh.Shutdown(context.Background()) }()
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			resp, err := fresh.InvokeSync(ctx, addr, req)
+			if err != nil {
+				return err
+			}
+			if resp.Code != code.Success {
+				return fmt.Errorf("%s code %d: %s", addr, resp.Code, resp.Remark)
+			}
+			return nil
+		})
+	}
 	fresh := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
 	t.Cleanup(func() { _ = fresh.Shutdown(context.Background()) })
 	acked = append(acked, fdSend(t, fresh, child.broker, "after", 0))
@@ -101,9 +113,10 @@ func TestBrokerFDExhaustionKeepsListening(t *testing.T) {
 }
 
 type fdChild struct {
-	pid    int
-	broker string
-	limit  int
+	pid     int
+	broker  string
+	namesrv string
+	limit   int
 }
 
 // startFDChild re-executes this test in a child that starts a name server
@@ -152,7 +165,7 @@ func startFDChild(t *testing.T) fdChild {
 	select {
 	case line := <-ready:
 		var ch fdChild
-		if _, err := fmt.Sscanf(line, fdReadyToken+" broker=%s limit=%d", &ch.broker, &ch.limit); err != nil {
+		if _, err := fmt.Sscanf(line, fdReadyToken+" broker=%s namesrv=%s limit=%d", &ch.broker, &ch.namesrv, &ch.limit); err != nil {
 			t.Fatalf("child ready line %q: %v", line, err)
 		}
 		ch.pid = cmd.Process.Pid
@@ -193,7 +206,7 @@ func fdLimitChild(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(os.Stdout, "%s broker=%s limit=%d\n", fdReadyToken, b.BrokerAddr(), lim.Cur)
+	fmt.Fprintf(os.Stdout, "%s broker=%s namesrv=%s limit=%d\n", fdReadyToken, b.BrokerAddr(), ns.Addr(), lim.Cur)
 	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent is done
 }
 
