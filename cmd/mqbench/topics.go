@@ -214,24 +214,16 @@ func (r *topicsRun) prime(ctx context.Context) error {
 // measure runs the timed load and the dispatch catch-up and prints the
 // summary line.
 func (r *topicsRun) measure(ctx context.Context) (*topicsResult, error) {
+	if r.o.warmup > 0 {
+		fmt.Printf("warming up for %v\n", r.o.warmup)
+		r.load(ctx, r.o.warmup, newMeter("Warmup"), true)
+		if err := r.waitDispatched(ctx); err != nil {
+			return nil, err
+		}
+	}
 	m := newMeter("Send")
 	before := sampleProc(r.o.pid)
-	stopReport := startReporter(m, r.o, false)
-	runCtx, cancel := context.WithTimeout(ctx, r.o.duration)
-	take := func() bool { return runCtx.Err() == nil }
-	var wg sync.WaitGroup
-	for range max(r.o.conns, 1) {
-		s := &topicSender{r: r, c: remoting.NewClient(remoting.NewNettyClientConfig(), nil)}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer s.close()
-			asyncLoop(context.WithoutCancel(runCtx), r.o, s, m, take)
-		}()
-	}
-	wg.Wait()
-	cancel()
-	stopReport()
+	r.load(ctx, r.o.duration, m, false)
 	sent := time.Now()
 	catchCtx, cancelCatch := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancelCatch()
@@ -251,6 +243,26 @@ func (r *topicsRun) measure(ctx context.Context) (*topicsResult, error) {
 	fmt.Printf("[Topics %d] TPS: %.0f P99 RT(ms): %.3f CPU/msg: %s (dispatch catch-up %.2fs) FDs: %d RSS: %s\n",
 		r.o.topics, float64(s.n)/el, ms(s.p99), perMsg, catchUp.Seconds(), after.fds, after.rss)
 	return &topicsResult{sent: n, failed: m.total.failed.Load(), after: after}, nil
+}
+
+// load sends from o.conns connections for d, recording into m.
+func (r *topicsRun) load(ctx context.Context, d time.Duration, m *meter, quiet bool) {
+	stopReport := startReporter(m, r.o, quiet)
+	runCtx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	take := func() bool { return runCtx.Err() == nil }
+	var wg sync.WaitGroup
+	for range max(r.o.conns, 1) {
+		s := &topicSender{r: r, c: remoting.NewClient(remoting.NewNettyClientConfig(), nil)}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer s.close()
+			asyncLoop(context.WithoutCancel(runCtx), r.o, s, m, take)
+		}()
+	}
+	wg.Wait()
+	stopReport()
 }
 
 // waitDispatched polls the broker until its dispatch (CommitLog → consume

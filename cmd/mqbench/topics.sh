@@ -7,13 +7,14 @@
 #
 #   cmd/mqbench/topics.sh [out-file]
 #
-# Environment: TOPICS ("1 100 1000 5000"), MEASURE (20s), NS_PORT (39876),
+# Environment: TOPICS ("1 100 1000 5000"), MEASURE (20s), WARMUP (5s), NS_PORT (39876),
 # BROKER_PORT (40911), EXTRA (more mqbench flags).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-/dev/stdout}
 TOPICS=${TOPICS:-"1 100 1000 5000"}
 MEASURE=${MEASURE:-20s}
+WARMUP=${WARMUP:-5s}
 NS_PORT=${NS_PORT:-39876}
 BROKER_PORT=${BROKER_PORT:-40911}
 W=$(mktemp -d /tmp/mqbench-topics.XXXXXX)
@@ -53,9 +54,9 @@ CONF
   BROKER_PID=$!
   for _ in $(seq 1 100); do grep -q "boot success" "$W/broker.log" && break; sleep 0.2; done
   sleep 1 # first registration with the name server
-  echo "## topics=$n queues=8 conns=16 inflight=16 size=1024 duration=$MEASURE" >> "$OUT"
+  echo "## topics=$n queues=8 conns=16 inflight=16 size=1024 warmup=$WARMUP duration=$MEASURE" >> "$OUT"
   timeout 900 "$W/mqbench" -n "$NS" -pid "$BROKER_PID" -i 5s -topics "$n" -queues 8 -conns 16 -inflight 16 \
-    -s 1024 -duration "$MEASURE" ${EXTRA:-} 2>&1 | grep -v 'level=' >> "$OUT" || echo "mqbench failed: $?" >> "$OUT"
+    -s 1024 -warmup "$WARMUP" -duration "$MEASURE" ${EXTRA:-} 2>&1 | grep -v 'level=' >> "$OUT" || echo "mqbench failed: $?" >> "$OUT"
   grep -ci 'too many open files' "$W/broker.log" | sed 's/^/# broker log lines with "too many open files": /' >> "$OUT" || true
   stop
 done
