@@ -201,10 +201,10 @@ func (r *topicsRun) prime(ctx context.Context) error {
 		return sendError(resp, err)
 	})
 	if err != nil {
-		return fmt.Errorf("prime: %w", err)
+		return fmt.Errorf("prime: %w (broker %s)", err, sampleProc(r.o.pid))
 	}
 	if err := r.waitDispatched(ctx); err != nil {
-		return err
+		return fmt.Errorf("prime: %w (broker %s)", err, sampleProc(r.o.pid))
 	}
 	fmt.Printf("[Prime] %d queues written once in %.1fs, broker CPU %v; %s\n",
 		total, time.Since(start).Seconds(), sampleProc(r.o.pid).cpu-before.cpu, sampleProc(r.o.pid))
@@ -225,10 +225,8 @@ func (r *topicsRun) measure(ctx context.Context) (*topicsResult, error) {
 	before := sampleProc(r.o.pid)
 	r.load(ctx, r.o.duration, m, false)
 	sent := time.Now()
-	catchCtx, cancelCatch := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancelCatch()
-	if err := r.waitDispatched(catchCtx); err != nil {
-		return nil, err
+	if err := r.waitDispatched(ctx); err != nil {
+		return nil, fmt.Errorf("after the run: %w (broker %s)", err, sampleProc(r.o.pid))
 	}
 	catchUp := time.Since(sent)
 	after := sampleProc(r.o.pid)
@@ -265,9 +263,14 @@ func (r *topicsRun) load(ctx context.Context, d time.Duration, m *meter, quiet b
 	stopReport()
 }
 
+// dispatchTimeout bounds each wait for the broker's dispatch to catch up.
+const dispatchTimeout = 2 * time.Minute
+
 // waitDispatched polls the broker until its dispatch (CommitLog → consume
-// queues) has caught up with the CommitLog.
+// queues) has caught up with the CommitLog, for at most dispatchTimeout.
 func (r *topicsRun) waitDispatched(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, dispatchTimeout)
+	defer cancel()
 	for {
 		resp, err := invoke(ctx, r.admin, r.broker, codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
 		if err != nil {
