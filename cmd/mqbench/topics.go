@@ -206,8 +206,30 @@ func (r *topicsRun) prime(ctx context.Context) error {
 	if err := r.waitDispatched(ctx); err != nil {
 		return fmt.Errorf("prime: %w (broker %s)", err, sampleProc(r.o.pid))
 	}
+	if err := r.checkLastQueues(ctx); err != nil {
+		return fmt.Errorf("prime: %w (broker %s)", err, sampleProc(r.o.pid))
+	}
 	fmt.Printf("[Prime] %d queues written once in %.1fs, broker CPU %v; %s\n",
 		total, time.Since(start).Seconds(), sampleProc(r.o.pid).cpu-before.cpu, sampleProc(r.o.pid))
+	return nil
+}
+
+// checkLastQueues asks for the max offset of the last topic's queues,
+// written last by prime: 0 means the broker acknowledged the message but
+// its consume queue was never written (e.g. the store gave up on EMFILE),
+// which dispatchBehindBytes alone does not show.
+func (r *topicsRun) checkLastQueues(ctx context.Context) error {
+	topic := r.names[len(r.names)-1]
+	for q := range r.o.queues {
+		resp, err := invoke(ctx, r.admin, r.broker, codec.NewRequest(code.GetMaxOffset,
+			map[string]string{"topic": topic, "queueId": strconv.Itoa(q)}, nil))
+		if err != nil {
+			return err
+		}
+		if off := resp.Ext("offset"); off == "" || off == "0" {
+			return fmt.Errorf("%s/%d: message acknowledged but not in its consume queue (max offset %q)", topic, q, off)
+		}
+	}
 	return nil
 }
 
