@@ -1,7 +1,9 @@
 package remoting
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -142,5 +144,39 @@ func TestRemotingRateLogHoldsBackWithinInterval(t *testing.T) {
 		if ok != st.ok || held != st.held {
 			t.Fatalf("at %v: allow = %v, %d; want %v, %d", st.at, ok, held, st.ok, st.held)
 		}
+	}
+}
+
+// BenchmarkRemotingConnect: a new connection per op (dial, one echo
+// round trip, close), i.e. the accept and hand-over path.
+func BenchmarkRemotingConnect(b *testing.B) {
+	s, err := NewServer(testServerConfig(), zap.NewNop())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.RegisterProcessor(testCodeEcho, echo, NewPool("echo", 2, 1024))
+	if err := s.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	frame, err := codec.Encode(codec.NewRequest(testCodeEcho, nil, []byte("x")))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		c, err := net.Dial("tcp", s.Addr().String())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := c.Write(frame); err != nil {
+			b.Fatal(err)
+		}
+		var hdr [4]byte
+		if _, err := io.ReadFull(c, hdr[:]); err != nil {
+			b.Fatal(err)
+		}
+		_ = c.Close()
 	}
 }
