@@ -60,11 +60,11 @@ type Server struct {
 	// accepted connection is sniffed on its own goroutine; TLS ones are
 	// served on the standard library.
 	tlsMode     TLSMode
-	tlsCfg      *tls.Config
-	connMu      sync.Mutex            // guards conns, connsClosed
-	conns       map[net.Conn]struct{} // connections not (yet) on gnet
-	connsClosed bool                  // set by Shutdown once conns were closed
-	connWG      sync.WaitGroup        // sniff, TLS read and write goroutines
+	tlsCfg      atomic.Pointer[tls.Config] // swapped by watchCerts
+	connMu      sync.Mutex                 // guards conns, connsClosed
+	conns       map[net.Conn]struct{}      // connections not (yet) on gnet
+	connsClosed bool                       // set by Shutdown once conns were closed
+	connWG      sync.WaitGroup             // sniff, TLS read and write goroutines
 }
 
 // NewServer validates cfg; nothing is bound until Start.
@@ -92,7 +92,7 @@ func NewServer(cfg *NettyServerConfig, lg *zap.Logger) (*Server, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.tlsCfg = tc
+		s.tlsCfg.Store(tc)
 	}
 	return s, nil
 }
@@ -147,6 +147,13 @@ func (s *Server) Start() error {
 		defer s.acceptWG.Done()
 		s.acceptLoop()
 	}()
+	if w := s.newCertWatch(); w != nil {
+		s.acceptWG.Add(1)
+		go func() {
+			defer s.acceptWG.Done()
+			s.watchCerts(w)
+		}()
+	}
 	s.lg.Info("remoting server started", zap.String("addr", s.addr.String()), zap.Stringer("tlsMode", s.tlsMode))
 	return nil
 }

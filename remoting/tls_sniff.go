@@ -91,7 +91,7 @@ func (s *Server) sniffAndServe(c net.Conn) {
 // serveTLS completes the TLS handshake within tlsHandshakeTimeout and
 // serves the connection; a failed handshake closes only this connection.
 func (s *Server) serveTLS(c net.Conn) {
-	tc := tls.Server(c, s.tlsCfg)
+	tc := tls.Server(c, s.tlsCfg.Load())
 	s.retrack(c, tc)
 	ctx, cancel := context.WithTimeout(context.Background(), tlsHandshakeTimeout)
 	err := tc.HandshakeContext(ctx)

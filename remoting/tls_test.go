@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -235,5 +236,92 @@ func TestRemotingTLSCertificatesAndClientAuth(t *testing.T) {
 	bad.ServerKeyPassword = "wrong"
 	if _, err := NewServer(&NettyServerConfig{ListenAddr: "127.0.0.1:0", TLS: &bad}, nil); err == nil {
 		t.Fatal("NewServer accepted an encrypted key with the wrong password")
+	}
+}
+
+// Rotating the server's certificate and key files takes effect for new
+// connections without a restart.
+func TestRemotingTLSReloadsRotatedCertificates(t *testing.T) {
+	oldCA, newCA := newTestCA(t), newTestCA(t)
+	certPath, keyPath := oldCA.issue(t, "server", "")
+	cfg := tlsServerConfig("enforcing")
+	cfg.TLS.TestModeEnable = false
+	cfg.TLS.ServerCertPath, cfg.TLS.ServerKeyPath = certPath, keyPath
+	s := echoServer(t, cfg)
+	addr := s.Addr().String()
+	trusting := func(ca *testCA) error {
+		c := NewClient(&NettyClientConfig{UseTLS: true, ConnectTimeoutMillis: 3000,
+			TLS: &TLSConfig{ClientAuthServer: true, ClientTrustCertPath: ca.path("ca.pem")}}, nil)
+		defer func() { _ = c.Shutdown(context.Background()) }()
+		_, err := c.InvokeSync(ctxT(t, 5*time.Second), addr, codec.NewRequest(testCodeEcho, nil, nil))
+		return err
+	}
+	if err := trusting(oldCA); err != nil {
+		t.Fatal(err)
+	}
+	newCert, newKey := newCA.issue(t, "server", "")
+	copyFile := func(from, to string) {
+		b, err := os.ReadFile(from)
+		if err == nil {
+			err = os.WriteFile(to, b, 0o600)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(newCert, certPath)
+	copyFile(newKey, keyPath)
+	wait.Eventually(t, wait.Scale(10*time.Second), func() error { return trusting(newCA) })
+	if err := trusting(oldCA); err == nil {
+		t.Fatal("the old certificate is still served after the rotation")
+	}
+}
+
+// As Java's FileWatchService listener: a new trust file reloads at once, a
+// new certificate only once the key changed too (in either order).
+func TestRemotingTLSCertWatchNeedsCertAndKey(t *testing.T) {
+	ca := newTestCA(t)
+	certPath, keyPath := ca.issue(t, "server", "")
+	tc := &TLSConfig{ServerMode: "enforcing", ServerCertPath: certPath, ServerKeyPath: keyPath, ServerTrustCertPath: ca.path("ca.pem")}
+	s := &Server{cfg: &NettyServerConfig{TLS: tc}, tlsMode: TLSEnforcing}
+	w := s.newCertWatch()
+	if w == nil || len(w.paths) != 3 {
+		t.Fatalf("watch %+v", w)
+	}
+	touch := func(p string) {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.WriteString("\n")
+			_ = f.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w.poll(tc) {
+		t.Fatal("reload with nothing changed")
+	}
+	touch(certPath)
+	if w.poll(tc) {
+		t.Fatal("reload on the certificate alone")
+	}
+	if w.poll(tc) {
+		t.Fatal("reload with nothing changed since")
+	}
+	touch(keyPath)
+	if !w.poll(tc) {
+		t.Fatal("no reload after certificate and key changed")
+	}
+	touch(keyPath)
+	if w.poll(tc) {
+		t.Fatal("reload on the key alone")
+	}
+	touch(ca.path("ca.pem"))
+	if !w.poll(tc) {
+		t.Fatal("no reload after the trust file changed")
+	}
+	tc.TestModeEnable = true
+	if s.newCertWatch() != nil {
+		t.Fatal("test mode watches files")
 	}
 }
