@@ -56,16 +56,6 @@ func (s *Server) untrack(c net.Conn) {
 	s.connMu.Unlock()
 }
 
-// retrack replaces old by its TLS wrapper, so that Shutdown closes the latter.
-func (s *Server) retrack(old, c net.Conn) {
-	s.connMu.Lock()
-	if _, ok := s.conns[old]; ok {
-		delete(s.conns, old)
-		s.conns[c] = struct{}{}
-	}
-	s.connMu.Unlock()
-}
-
 func (s *Server) dropConn(c net.Conn) {
 	_ = c.Close()
 	s.untrack(c)
@@ -85,8 +75,8 @@ func (s *Server) closeStdConns() {
 }
 
 // serveStd serves an established connection on the calling goroutine
-// until it closes.
-func (s *Server) serveStd(c net.Conn) {
+// until it closes; raw is the tracked socket under c.
+func (s *Server) serveStd(c, raw net.Conn) {
 	ep := s.ep
 	ch := newChannel(ep, addrString(c.RemoteAddr()), addrString(c.LocalAddr()))
 	kick := make(chan struct{}, 1)
@@ -100,7 +90,7 @@ func (s *Server) serveStd(c net.Conn) {
 	ep.addChannel(ch)
 	defer func() {
 		_ = c.Close()
-		s.untrack(c)
+		s.untrack(raw)
 		ep.channelGone(ch)
 	}()
 	if !s.goConn(func() { stdWriteLoop(s.lg, ch, c, kick) }) {

@@ -90,18 +90,19 @@ func (s *Server) sniffAndServe(c net.Conn) {
 
 // serveTLS completes the TLS handshake within tlsHandshakeTimeout and
 // serves the connection; a failed handshake closes only this connection.
+// The raw connection c stays tracked: Shutdown closes it without a TLS
+// close_notify, which could wait on a peer that does not read.
 func (s *Server) serveTLS(c net.Conn) {
 	tc := tls.Server(c, s.tlsCfg.Load())
-	s.retrack(c, tc)
 	ctx, cancel := context.WithTimeout(context.Background(), tlsHandshakeTimeout)
 	err := tc.HandshakeContext(ctx)
 	cancel()
 	if err != nil {
 		s.lg.Info("tls handshake failed, close the connection", zap.String("remoteAddr", addrString(c.RemoteAddr())), zap.Error(err))
-		s.dropConn(tc)
+		s.dropConn(c)
 		return
 	}
-	s.serveStd(tc)
+	s.serveStd(tc, c)
 }
 
 // peekFirstByte waits until c has a byte to read, or deadline (zero: none),
