@@ -71,7 +71,7 @@ func (s *Server) sniffAndServe(c net.Conn) {
 	switch classify(s.tlsMode, first) {
 	case connPlain:
 		s.untrack(c)
-		if err := s.enroll(c); err != nil {
+		if err := s.enroll(c); err != nil && !s.closing.Load() {
 			s.lg.Warn("hand over connection failed", zap.String("remoteAddr", addrString(c.RemoteAddr())), zap.Error(err))
 		}
 	case connTLS:
