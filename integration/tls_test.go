@@ -17,6 +17,8 @@ import (
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 // newTLSEnv starts a name server and a broker whose servers run in the
@@ -98,9 +100,28 @@ func (e *consumeEnv) sendWith(p tlsProducer, prefix string, n int) error {
 	return nil
 }
 
+// goClientTLS works around rocketmq-client-go/v2 keeping every client's
+// RemotingClientConfig in one package variable (internal.DefaultClientOptions
+// points at remote.DefaultRemotingClientConfig): WithTls(x) switches TLS
+// for every client of the process, already created ones included. The
+// tests using it are not parallel (so no parallel test runs meanwhile) and
+// switch it back off when they end.
+func goClientTLS(t *testing.T) {
+	t.Helper()
+	reset := func() {
+		// Never started: the resolver is not asked; the option does the reset.
+		if _, err := producer.NewDefaultProducer(producer.WithTls(false),
+			producer.WithNsResolver(primitive.NewPassthroughResolver([]string{"127.0.0.1:9876"}))); err != nil {
+			t.Error(err)
+		}
+	}
+	t.Cleanup(reset)
+}
+
 // The official Go client with WithTls(true) produces and consumes through
 // an enforcing name server and broker; a plain producer gets nowhere.
 func TestIntegrationTLSEnforcingProduceConsume(t *testing.T) {
+	goClientTLS(t)
 	e := newTLSEnv(t, "enforcing")
 	p, err := e.newProducerTLS(true)
 	if err != nil {
@@ -123,24 +144,49 @@ func TestIntegrationTLSEnforcingProduceConsume(t *testing.T) {
 	}
 }
 
-// Permissive: plain and TLS clients side by side on the same ports.
+// Permissive: plain clients (this repository's remoting client: the Go
+// client cannot have a plain and a TLS instance at once, see goClientTLS)
+// and the Go client over TLS side by side on the same ports; the TLS
+// consumer gets what both sent.
 func TestIntegrationTLSPermissivePlainAndTLS(t *testing.T) {
+	goClientTLS(t)
 	e := newTLSEnv(t, "permissive")
-	for _, useTLS := range []bool{false, true} {
-		p, err := e.newProducerTLS(useTLS)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prefix := "tls=" + strconv.FormatBool(useTLS)
-		testutil.Eventually(t, 10*time.Second, func() error { return e.sendWith(p, prefix+"-warm", 1) })
-		if err := e.sendWith(p, prefix, 10); err != nil {
-			t.Fatal(err)
+	plain := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = plain.Shutdown(context.Background()) })
+	sendPlain := func(prefix string, n int) {
+		t.Helper()
+		for i := range n {
+			req := codec.NewRequest(code.SendMessageV2, map[string]string{
+				"a": "tls_pg", "b": e.topic, "c": "TBW102", "d": "4", "e": strconv.Itoa(i % 4), "f": "0",
+				"g": strconv.FormatInt(time.Now().UnixMilli(), 10), "h": "0", "i": "", "j": "0", "k": "false", "m": "false",
+			}, []byte(prefix+"-"+strconv.Itoa(i)))
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			resp, err := plain.InvokeSync(ctx, e.b.BrokerAddr(), req)
+			cancel()
+			if err != nil || resp.Code != code.Success {
+				t.Fatalf("plain send %d: %v %+v", i, err, resp)
+			}
 		}
 	}
-	for _, useTLS := range []bool{false, true} {
-		r := newReceived()
-		e.startPush(pushOpts{group: uniqueName("cg"), extra: []consumer.Option{consumer.WithTls(useTLS)}}, r)
-		r.waitAll(t, "tls=false", 10, 30*time.Second)
-		r.waitAll(t, "tls=true", 10, 30*time.Second)
+	sendPlain("plain", 10)
+	p, err := e.newProducerTLS(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, 10*time.Second, func() error { return e.sendWith(p, "tls-warm", 1) })
+	if err := e.sendWith(p, "tls", 10); err != nil {
+		t.Fatal(err)
+	}
+	sendPlain("plain-again", 10) // the plain connection still served beside TLS ones
+	route := codec.NewRequest(code.GetRouteinfoByTopic, map[string]string{"topic": e.topic}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if resp, err := plain.InvokeSync(ctx, e.nsAddr, route); err != nil || resp.Code != code.Success {
+		t.Fatalf("plain route query to the permissive name server: %v %+v", err, resp)
+	}
+	r := newReceived()
+	e.startPush(pushOpts{group: uniqueName("cg"), extra: []consumer.Option{consumer.WithTls(true)}}, r)
+	for _, prefix := range []string{"plain", "tls", "plain-again"} {
+		r.waitAll(t, prefix, 10, 30*time.Second)
 	}
 }
