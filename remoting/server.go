@@ -208,8 +208,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// progress (the engine still runs) and exits.
 	close(s.acceptStop)
 	_ = s.ln.Close()
+	acceptDone := true
 	if err := waitGroupCtx(ctx, &s.acceptWG); err != nil {
 		errs = append(errs, fmt.Errorf("remoting: stop accepting: %w", err))
+		acceptDone = false
 	}
 	if err := s.ep.waitTasks(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("remoting: drain tasks: %w", err))
@@ -219,7 +221,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeStdConns()
 	if err := waitGroupCtx(ctx, &s.connWG); err != nil {
 		errs = append(errs, fmt.Errorf("remoting: close tls connections: %w", err))
-	} else if len(errs) == 0 {
+	} else if acceptDone { // no enroll can run any more
 		s.enrollMu.Lock()
 		if s.spare != nil {
 			_ = s.spare.Close()
