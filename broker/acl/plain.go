@@ -44,6 +44,7 @@ func (v DataVersion) JSON() string {
 // account is one configured accessKey.
 type account struct {
 	accessKey, secretKey   string
+	sig                    *signer
 	admin                  bool
 	defTopicPerm, defGroup Perm
 	perms                  map[string]Perm // topics and %RETRY%groups; nil when none configured

@@ -4,7 +4,9 @@ import (
 	"crypto/hmac"
 	"crypto/sha1" //nolint:gosec // HmacSHA1 is the wire's signature algorithm
 	"encoding/base64"
+	"hash"
 	"sort"
+	"sync"
 	"unicode/utf16"
 )
 
@@ -18,21 +20,76 @@ func Sign(content []byte, secretKey string) string {
 // Content is what a client signs: the values of ext in Java String order
 // of their keys, leaving out Signature and _UNIQUE_KEY_QUERY, then body.
 func Content(ext map[string]string, body []byte) []byte {
-	keys := make([]string, 0, len(ext))
-	n := len(body)
-	for k, v := range ext {
+	return appendContent(nil, ext, body)
+}
+
+// appendContent appends Content to dst. Headers have a dozen or so keys:
+// they are sorted by insertion on the stack, without allocating.
+func appendContent(dst []byte, ext map[string]string, body []byte) []byte {
+	var stack [24]string
+	keys := stack[:0]
+	ascii := true
+	for k := range ext {
 		if k == KeySignature || k == keyUniqueQuery {
 			continue
 		}
 		keys = append(keys, k)
-		n += len(v)
+		ascii = ascii && isASCII(k)
 	}
-	sort.Slice(keys, func(i, j int) bool { return javaLess(keys[i], keys[j]) })
-	out := make([]byte, 0, n)
+	switch {
+	case len(keys) > len(stack) || !ascii:
+		sort.Slice(keys, func(i, j int) bool { return javaLess(keys[i], keys[j]) })
+	default: // ASCII: byte order is Java's order
+		for i := 1; i < len(keys); i++ {
+			for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
+				keys[j], keys[j-1] = keys[j-1], keys[j]
+			}
+		}
+	}
 	for _, k := range keys {
-		out = append(out, ext[k]...)
+		dst = append(dst, ext[k]...)
 	}
-	return append(out, body...)
+	return append(dst, body...)
+}
+
+// contentBufs recycles signed-content buffers of the request path.
+var contentBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// signer verifies signatures with one secret key, reusing HMAC states.
+type signer struct {
+	key  []byte
+	macs sync.Pool // of hash.Hash
+}
+
+func newSigner(secret string) *signer {
+	s := &signer{key: []byte(secret)}
+	s.macs.New = func() any { return hmac.New(sha1.New, s.key) }
+	return s
+}
+
+// verify reports whether sig is the signature of ext and body.
+func (s *signer) verify(ext map[string]string, body []byte, sig string) bool {
+	bp := contentBufs.Get().(*[]byte)
+	*bp = appendContent((*bp)[:0], ext, body)
+	h := s.macs.Get().(hash.Hash)
+	h.Reset()
+	h.Write(*bp)
+	var sum [sha1.Size]byte
+	h.Sum(sum[:0])
+	s.macs.Put(h)
+	if cap(*bp) <= 1<<20 {
+		contentBufs.Put(bp)
+	}
+	var enc [28]byte // base64 of 20 bytes
+	base64.StdEncoding.Encode(enc[:], sum[:])
+	if len(sig) != len(enc) {
+		return false
+	}
+	var diff byte
+	for i := range enc {
+		diff |= enc[i] ^ sig[i]
+	}
+	return diff == 0
 }
 
 // SignRequest is the client side (AclClientRPCHook): it adds AccessKey

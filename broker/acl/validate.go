@@ -26,7 +26,7 @@ func (p *Plain) Validate(r *Resource) error {
 	if a.white.match(r.Addr) {
 		return nil
 	}
-	if !r.HasSig || Sign(Content(r.req.ExtFields, r.req.Body), a.secretKey) != r.Signature {
+	if !r.HasSig || !a.sig.verify(r.req.ExtFields, r.req.Body, r.Signature) {
 		return refusal(frameValidate+"684)", "Check signature failed for accessKey="+r.AccessKey)
 	}
 	if tp, ok := r.perm(traceTopic); ok && tp == Pub {
