@@ -172,7 +172,11 @@ func newIPv6Range(p string) (addrMatcher, error) {
 			return nil, err
 		}
 		if ok {
-			m.head = v6Head(p)
+			head, okHead := v6Head(p)
+			if !okHead {
+				return nil, bad
+			}
+			m.head = head
 			m.index = len(splitNonEmpty(m.head, ":"))
 			return m, nil
 		}
@@ -207,16 +211,22 @@ func (m *matchRange) part(v string, i, base, maxV int) (bool, error) {
 
 // v6Head is the fixed prefix of an IPv6 range pattern, expanded to the
 // parts before the range part (AclUtils.v6ipProcess).
-func v6Head(p string) string {
+func v6Head(p string) (string, bool) {
 	star, minus := strings.Contains(p, "*"), strings.Contains(p, "-")
 	last := strings.LastIndex(p, ":")
 	switch {
+	case last < 0:
+		return "", false
 	case star && minus:
-		return expandIP(p[:strings.LastIndex(p[:last], ":")], 6)
+		second := strings.LastIndex(p[:last], ":")
+		if second < 0 {
+			return "", false // Java fails on substring(0, -1)
+		}
+		return expandIP(p[:second], 6), true
 	case !star && !minus:
-		return expandIP(p, 8)
+		return expandIP(p, 8), true
 	default:
-		return expandIP(p[:last], 7)
+		return expandIP(p[:last], 7), true
 	}
 }
 
