@@ -247,20 +247,25 @@ func expandIP(a string, parts int) string {
 	return strings.Join(groups, ":")
 }
 
+// isIPv4 is commons-validator's isValidInet4Address: four dot-separated
+// decimal parts of 1 to 3 digits, each at most 255.
 func isIPv4(a string) bool {
-	if strings.Count(a, ".") != 3 {
-		return false
-	}
-	for _, p := range strings.Split(a, ".") {
-		if len(p) == 0 || len(p) > 3 {
+	parts, n, digits := 0, 0, 0
+	for i := 0; i <= len(a); i++ {
+		if i == len(a) || a[i] == '.' {
+			if digits == 0 || n > 255 {
+				return false
+			}
+			parts, n, digits = parts+1, 0, 0
+			continue
+		}
+		c := a[i]
+		if c < '0' || c > '9' || digits == 3 {
 			return false
 		}
-		n, err := strconv.Atoi(p)
-		if err != nil || n > 255 || p[0] == '+' || p[0] == '-' {
-			return false
-		}
+		n, digits = n*10+int(c-'0'), digits+1
 	}
-	return true
+	return parts == 4
 }
 
 func isIPv6(a string) bool {

@@ -34,6 +34,7 @@ type Resource struct {
 	HasSig    bool
 
 	perms []resPerm // insertion order; a later add of a resource replaces its perm in place
+	inl   [2]resPerm
 	req   *codec.RemotingCommand
 }
 
@@ -69,6 +70,7 @@ func (r *Resource) perm(res string) (Perm, bool) {
 // heartbeat body cannot be decoded yields the *Error Java throws from parse.
 func Parse(req *codec.RemotingCommand, remoteAddr string) (*Resource, error) {
 	r := &Resource{Code: req.Code, Addr: hostOf(remoteAddr), req: req}
+	r.perms = r.inl[:0]
 	ext := req.ExtFields
 	if ext == nil {
 		return r, nil

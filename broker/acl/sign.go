@@ -5,6 +5,7 @@ import (
 	"crypto/sha1" //nolint:gosec // HmacSHA1 is the wire's signature algorithm
 	"encoding/base64"
 	"hash"
+	"slices"
 	"sort"
 	"sync"
 	"unicode/utf16"
@@ -38,7 +39,7 @@ func appendContent(dst []byte, ext map[string]string, body []byte) []byte {
 	}
 	switch {
 	case len(keys) > len(stack) || !ascii:
-		sort.Slice(keys, func(i, j int) bool { return javaLess(keys[i], keys[j]) })
+		sortJava(keys)
 	default: // ASCII: byte order is Java's order
 		for i := 1; i < len(keys); i++ {
 			for j := i; j > 0 && keys[j] < keys[j-1]; j-- {
@@ -50,6 +51,19 @@ func appendContent(dst []byte, ext map[string]string, body []byte) []byte {
 		dst = append(dst, ext[k]...)
 	}
 	return append(dst, body...)
+}
+
+// sortJava sorts keys in Java String order.
+func sortJava(keys []string) {
+	slices.SortFunc(keys, func(a, b string) int {
+		switch {
+		case javaLess(a, b):
+			return -1
+		case javaLess(b, a):
+			return 1
+		}
+		return 0
+	})
 }
 
 // contentBufs recycles signed-content buffers of the request path.

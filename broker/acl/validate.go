@@ -45,20 +45,32 @@ func checkPerm(r *Resource, a *account) error {
 	if len(r.perms) == 0 || (a.perms == nil && a.admin) {
 		return nil
 	}
+	if len(r.perms) == 1 {
+		return checkResource(a, r.perms[0].res, r.perms[0].perm)
+	}
 	for _, res := range r.orderedResources() {
 		needed, _ := r.perm(res)
-		isGroup := strings.HasPrefix(res, retryPrefix)
-		owned, ok := a.perms[res]
-		line := "611)"
-		if !ok {
-			owned, line = a.defTopicPerm, "606)"
-			if isGroup {
-				owned = a.defGroup
-			}
+		if err := checkResource(a, res, needed); err != nil {
+			return err
 		}
-		if !owned.allows(needed) {
-			return refusal(frameCheckPerm+line, "No default permission for "+printResource(res, isGroup))
+	}
+	return nil
+}
+
+// checkResource checks one resource against the account's own permission
+// for it (throw site 611) or its default (606).
+func checkResource(a *account, res string, needed Perm) error {
+	isGroup := strings.HasPrefix(res, retryPrefix)
+	owned, ok := a.perms[res]
+	line := "611)"
+	if !ok {
+		owned, line = a.defTopicPerm, "606)"
+		if isGroup {
+			owned = a.defGroup
 		}
+	}
+	if !owned.allows(needed) {
+		return refusal(frameCheckPerm+line, "No default permission for "+printResource(res, isGroup))
 	}
 	return nil
 }

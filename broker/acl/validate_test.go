@@ -26,7 +26,7 @@ const (
 
 // newTestPlain starts a Plain on a fresh home holding yml as the default
 // file (the golden plain_acl.yml when yml is empty).
-func newTestPlain(t *testing.T, yml string) (*Plain, string) {
+func newTestPlain(t testing.TB, yml string) (*Plain, string) {
 	t.Helper()
 	home := t.TempDir()
 	if yml == "" {
