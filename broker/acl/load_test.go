@@ -81,3 +81,18 @@ func TestACLLoadPlainFileProperty(t *testing.T) {
 		t.Errorf("DefaultFile %s", p.DefaultFile())
 	}
 }
+
+// Strings that would read back as something else are single-quoted, as
+// SnakeYAML writes them.
+func TestACLDumpQuotesLikeSnakeYAML(t *testing.T) {
+	m := newMap()
+	for k, v := range map[string]string{"empty": "", "bool": "true", "num": "123", "star": "*", "plain": "10.10.103.*"} {
+		mapSet(m, k, strNode(v))
+	}
+	got := string(dump(m))
+	for _, want := range []string{"empty: ''\n", "bool: 'true'\n", "num: '123'\n", "star: '*'\n", "plain: 10.10.103.*\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("dump lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -195,8 +195,10 @@ func scalarText(n *yaml.Node) string {
 		return "'" + strings.ReplaceAll(n.Value, "'", "''") + "'"
 	}
 	s := strings.TrimSuffix(string(out), "\n")
-	if strings.HasPrefix(s, "\"") || strings.Contains(s, "\n") {
-		return s // needs escapes: keep the double-quoted form
+	if strings.HasPrefix(s, "\"") && !strings.Contains(s, "\\") {
+		// Quoted only to stay a string ("", "true", "123"): SnakeYAML
+		// single-quotes those.
+		return "'" + strings.ReplaceAll(n.Value, "'", "''") + "'"
 	}
-	return s
+	return s // plain, single-quoted, or double-quoted with escapes
 }
