@@ -9,6 +9,7 @@ package broker
 // With aclEnable=false admin_misc.go answers them.
 
 import (
+	"errors"
 	"strings"
 
 	"go.uber.org/zap"
@@ -109,8 +110,10 @@ func (p *adminProcessor) getACLVersion(_ *remoting.Context, _ *codec.RemotingCom
 	return resp, nil
 }
 
+// aclMessage is the exception message Java puts in the *_FAILED remark.
 func aclMessage(err error) string {
-	if ae, ok := err.(*acl.Error); ok { //nolint:errorlint // acl returns *Error unwrapped
+	var ae *acl.Error
+	if errors.As(err, &ae) {
 		return ae.Msg
 	}
 	return err.Error()

@@ -3,6 +3,7 @@ package acl
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -101,7 +102,7 @@ func New(cfg Config) (*Plain, error) {
 	p := &Plain{cfg: cfg, lg: cfg.Logger, stopCh: make(chan struct{}), done: make(chan struct{})}
 	p.defaultFile = filepath.Clean(cfg.Home + string(filepath.Separator) + cfg.PlainFile)
 	p.aclDir = filepath.Clean(filepath.Join(cfg.Home, "conf", "acl"))
-	if _, err := os.Stat(p.defaultFile); os.IsNotExist(err) {
+	if _, err := os.Stat(p.defaultFile); errors.Is(err, fs.ErrNotExist) {
 		if f, err := os.OpenFile(p.defaultFile, os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
 			_ = f.Close()
 		} else {
