@@ -96,3 +96,23 @@ func TestACLDumpQuotesLikeSnakeYAML(t *testing.T) {
 		}
 	}
 }
+
+// javaHashOrder follows java.util.HashMap: "b","a","c" iterate as a, b, c
+// (hash 97..99 → buckets 1..3); "BB" and "Aa" share hash 2112 and keep
+// insertion order.
+func TestACLJavaHashOrder(t *testing.T) {
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"b", "a", "c"}, []string{"a", "b", "c"}},
+		{[]string{"BB", "Aa"}, []string{"BB", "Aa"}},
+		{[]string{"q", "a"}, []string{"q", "a"}}, // 113 and 97 share bucket 1: insertion order
+		{[]string{"c", "q"}, []string{"q", "c"}}, // bucket 1 before bucket 3
+	} {
+		got := javaHashOrder(c.in)
+		if strings.Join(got, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%v: %v, want %v", c.in, got, c.want)
+		}
+	}
+	if javaStringHash("a") != 97 || javaStringHash("Aa") != 2112 || javaStringHash("BB") != 2112 {
+		t.Error("String.hashCode")
+	}
+}
