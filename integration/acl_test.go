@@ -175,7 +175,8 @@ func TestIntegrationACLPermittedProduceAndConsume(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Shutdown() })
+	started := time.Now()
+	t.Cleanup(func() { _ = testutil.ShutdownSettled(started, c.Shutdown) })
 	r.waitAll(t, "acl", 3, 30*time.Second)
 }
 
