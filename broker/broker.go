@@ -89,6 +89,8 @@ type Options struct {
 	FastListenAddr string
 	// Logger; nil → zap.NewNop().
 	Logger *zap.Logger
+	// StoreOptions are passed to store.Open after the broker's own.
+	StoreOptions []store.Option
 }
 
 // Broker is one running broker: managers, store, remoting servers and the
@@ -193,7 +195,7 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	if err := b.initManagers(); err != nil {
 		return nil, err
 	}
-	if err := b.initStore(); err != nil {
+	if err := b.initStore(opts.StoreOptions); err != nil {
 		return nil, err
 	}
 	if err := b.initServers(); err != nil {
@@ -590,12 +592,12 @@ func (b *Broker) sleepOrStop(d time.Duration) bool {
 // initStore opens the message store (Java: DefaultMessageStore + load), with
 // the arriving-message fan-out as its MessageArrivingListener when
 // longPollingEnable.
-func (b *Broker) initStore() error {
+func (b *Broker) initStore(extra []store.Option) error {
 	opts := []store.Option{store.WithBrokerID(b.Config().BrokerID)}
 	if b.Config().LongPollingEnable {
 		opts = append(opts, store.WithMessageArrivingListener(arrivingFanout{b}))
 	}
-	s, err := store.Open(b.storeCfg, b.lg, opts...)
+	s, err := store.Open(b.storeCfg, b.lg, append(opts, extra...)...)
 	if err != nil {
 		return fmt.Errorf("broker: open store: %w", err)
 	}
