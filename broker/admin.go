@@ -130,6 +130,9 @@ func (p *adminProcessor) updateAndCreateTopic(ctx *remoting.Context, req *codec.
 	p.b.topics.UpdateTopicConfig(tc)
 	dv := p.b.topics.DataVersion()
 	p.mu.Unlock()
+	// Java writes topics.json before answering; one write covers every
+	// create answered meanwhile (group commit).
+	_ = p.b.topics.WaitPersisted()
 	// Java registers inside its synchronized method; the registration
 	// (a network call) runs outside the lock here, still before the answer.
 	p.b.RegisterIncrementBrokerData(tc, dv)
@@ -152,6 +155,7 @@ func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCom
 	p.b.topics.DeleteTopicConfig(h.Topic)
 	keep := p.topicNames()
 	p.mu.Unlock()
+	_ = p.b.topics.WaitPersisted()
 	p.b.store.CleanUnusedTopic(keep)
 	return success(), nil
 }

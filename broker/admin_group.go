@@ -50,6 +50,7 @@ func (p *adminProcessor) updateAndCreateSubscriptionGroup(ctx *remoting.Context,
 			return nil, err
 		}
 		p.b.subs.UpdateSubscriptionGroupConfig(cfg)
+		_ = p.b.subs.WaitPersisted() // written before the answer, as Java (group commit)
 		p.lg.Info("update or create subscription group", zap.String("consumerGroup", cfg.GroupName),
 			zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
 	}
@@ -86,6 +87,7 @@ func (p *adminProcessor) deleteSubscriptionGroup(ctx *remoting.Context, req *cod
 		return nil, err
 	}
 	p.b.subs.DeleteSubscriptionGroupConfig(h.GroupName)
+	_ = p.b.subs.WaitPersisted()
 	if h.RemoveOffset {
 		p.b.offsets.RemoveOffset(h.GroupName)
 	}

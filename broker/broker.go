@@ -370,6 +370,8 @@ func (b *Broker) Start() error {
 	if err := b.store.Start(); err != nil {
 		return fmt.Errorf("broker: start store: %w", err)
 	}
+	b.topics.StartPersister()
+	b.subs.StartPersister()
 	if err := b.server.Start(); err != nil {
 		return fmt.Errorf("broker: start server: %w", err)
 	}
@@ -434,6 +436,8 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		errs = append(errs, b.HA.Shutdown(ctx))
 	}
 	errs = append(errs, b.outAPI.Shutdown(ctx))
+	b.topics.StopPersister()
+	b.subs.StopPersister()
 	errs = append(errs, b.persistAll()...)
 	errs = append(errs, b.store.Shutdown(ctx))
 	_ = b.lg.Sync()
