@@ -130,14 +130,16 @@ func (p *adminProcessor) updateAndCreateTopic(ctx *remoting.Context, req *codec.
 	p.b.topics.UpdateTopicConfig(tc)
 	dv := p.b.topics.DataVersion()
 	p.mu.Unlock()
-	// Java writes topics.json before answering; one write covers every
-	// create answered meanwhile (group commit).
-	_ = p.b.topics.WaitPersisted()
 	// Java registers inside its synchronized method; the registration
 	// (a network call) runs outside the lock here, still before the answer.
 	p.b.RegisterIncrementBrokerData(tc, dv)
 	p.lg.Info("update or create topic", zap.String("topic", h.Topic), zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
-	return codec.NewResponse(code.Success, remarkNotSet), nil
+	// Java writes topics.json before answering: the answer waits for a
+	// write covering this change, shared by every create meanwhile (group
+	// commit), without holding a pool worker.
+	resp := codec.NewResponse(code.Success, remarkNotSet)
+	p.b.topics.AfterPersisted(func(error) { ctx.Respond(resp) })
+	return nil, nil
 }
 
 func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {

@@ -50,9 +50,12 @@ func (p *adminProcessor) updateAndCreateSubscriptionGroup(ctx *remoting.Context,
 			return nil, err
 		}
 		p.b.subs.UpdateSubscriptionGroupConfig(cfg)
-		_ = p.b.subs.WaitPersisted() // written before the answer, as Java (group commit)
 		p.lg.Info("update or create subscription group", zap.String("consumerGroup", cfg.GroupName),
 			zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
+		// Answered once written, as Java, sharing writes (group commit).
+		resp := success()
+		p.b.subs.AfterPersisted(func(error) { ctx.Respond(resp) })
+		return nil, nil
 	}
 	return success(), nil
 }

@@ -43,8 +43,14 @@ type Persister struct {
 	written   uint64        // generation covered by the last successful write
 	failed    uint64        // generation covered by the last failed write
 	lastErr   error         // error of that failed write
-	urgent    bool          // a caller of WaitPersisted waits for the next write
-	round     chan struct{} // closed after each write attempt, then replaced
+	urgent    bool          // a callback waits for the next write
+	waiting   []afterWrite  // callbacks of AfterPersisted, by generation
+}
+
+// afterWrite is a callback waiting for a write covering generation gen.
+type afterWrite struct {
+	gen uint64
+	fn  func(error)
 }
 
 // NewPersister returns a stopped persister writing with write at most once
@@ -55,8 +61,7 @@ func NewPersister(write func() error, interval time.Duration, lg *zap.Logger) *P
 		lg = zap.NewNop()
 	}
 	return &Persister{write: write, interval: interval, lg: lg, wake: make(chan struct{}, 1),
-		hurry: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
-		round: make(chan struct{})}
+		hurry: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
 // Start spawns the writer goroutine; it does nothing after Stop or when
@@ -103,28 +108,36 @@ func (p *Persister) Request() {
 // WaitPersisted blocks until every change requested so far is on disk and
 // returns the error of the write that should have covered it.
 func (p *Persister) WaitPersisted() error {
+	ch := make(chan error, 1)
+	p.AfterPersisted(func(err error) { ch <- err })
+	return <-ch
+}
+
+// AfterPersisted calls fn once every change requested so far is on disk,
+// with the error of the write that should have covered it: at once (on
+// the caller's goroutine) when nothing is pending, else on the persister's
+// goroutine after that write, so fn must not block (a processor's
+// ctx.Respond). The write skips the coalescing delay.
+func (p *Persister) AfterPersisted(fn func(error)) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	g := p.requested
-	for {
-		switch {
-		case p.written >= g:
-			return nil
-		case p.failed >= g:
-			return p.lastErr
-		case !p.running && p.stopped:
-			// Stop's final write has run: what it did not cover was
-			// written synchronously by Request.
-			return p.lastErr
-		}
-		p.urgent = true
-		signal(p.wake)
-		signal(p.hurry)
-		round := p.round
+	switch {
+	case p.written >= g:
 		p.mu.Unlock()
-		<-round
-		p.mu.Lock()
+		fn(nil)
+		return
+	case p.failed >= g || !p.running:
+		// Not running: Request wrote synchronously and this is its result.
+		err := p.lastErr
+		p.mu.Unlock()
+		fn(err)
+		return
 	}
+	p.waiting = append(p.waiting, afterWrite{gen: g, fn: fn})
+	p.urgent = true
+	p.mu.Unlock()
+	signal(p.wake)
+	signal(p.hurry)
 }
 
 func signal(ch chan struct{}) {
@@ -197,11 +210,23 @@ func (p *Persister) writeNow() error {
 	} else {
 		p.failed, p.lastErr = max(p.failed, g), err
 	}
-	close(p.round)
-	p.round = make(chan struct{})
+	var due []afterWrite
+	keep := p.waiting[:0]
+	for _, w := range p.waiting {
+		if w.gen <= g {
+			due = append(due, w)
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	clear(p.waiting[len(keep):])
+	p.waiting = keep
 	p.mu.Unlock()
 	if err != nil {
 		p.lg.Error("persist failed", zap.Error(err))
+	}
+	for _, w := range due {
+		w.fn(err)
 	}
 	return err
 }

@@ -66,6 +66,11 @@ func (m *Manager) StopPersister() { m.persister.Stop() }
 // as Java's synchronous write guarantees, call it after the change.
 func (m *Manager) WaitPersisted() error { return m.persister.WaitPersisted() }
 
+// AfterPersisted is WaitPersisted without blocking: fn gets the result,
+// at once or on the persister's goroutine, and must not block (a
+// processor's deferred ctx.Respond).
+func (m *Manager) AfterPersisted(fn func(error)) { m.persister.AfterPersisted(fn) }
+
 // SyncFromMaster applies the master's GET_ALL_SUBSCRIPTIONGROUP_CONFIG
 // answer as SlaveSynchronize.syncSubscriptionGroupConfig does: when the
 // data versions differ the local table is replaced, the version adopted and

@@ -85,6 +85,11 @@ func (m *Manager) StopPersister() { m.persister.Stop() }
 // as Java's synchronous write guarantees, call it after the change.
 func (m *Manager) WaitPersisted() error { return m.persister.WaitPersisted() }
 
+// AfterPersisted is WaitPersisted without blocking: fn gets the result,
+// at once or on the persister's goroutine, and must not block (a
+// processor's deferred ctx.Respond).
+func (m *Manager) AfterPersisted(fn func(error)) { m.persister.AfterPersisted(fn) }
+
 // SyncFromMaster applies the master's GET_ALL_TOPIC_CONFIG answer as
 // SlaveSynchronize.syncTopicConfig does: when the versions differ the table
 // is replaced, the version adopted and topics.json persisted. It reports
