@@ -37,14 +37,14 @@ type Persister struct {
 	done  chan struct{} // closed when the goroutine has returned
 
 	mu        sync.Mutex
-	running   bool          // the goroutine accepts requests
-	stopped   bool          // Stop was called
-	requested uint64        // generation of the newest change
-	written   uint64        // generation covered by the last successful write
-	failed    uint64        // generation covered by the last failed write
-	lastErr   error         // error of that failed write
-	urgent    bool          // a callback waits for the next write
-	waiting   []afterWrite  // callbacks of AfterPersisted, by generation
+	running   bool         // the goroutine accepts requests
+	stopped   bool         // Stop was called
+	requested uint64       // generation of the newest change
+	written   uint64       // generation covered by the last successful write
+	failed    uint64       // generation covered by the last failed write
+	lastErr   error        // error of that failed write
+	urgent    bool         // a callback waits for the next write
+	waiting   []afterWrite // callbacks of AfterPersisted, by generation
 }
 
 // afterWrite is a callback waiting for a write covering generation gen.
