@@ -145,8 +145,9 @@ func (r *reputService) notify(d *commitlog.DispatchRequest) {
 }
 
 // doDispatch dispatches one record outside the dispatcher (the abnormal
-// recovery's scan). A unit that cannot be written is logged and marks the
-// logic queue error; the dispatcher clears it on its next success.
+// recovery's scan). A unit that cannot be written there is logged and sets
+// the logic-queue error, which, as in Java, refuses sends until a restart:
+// only a stall of the dispatcher itself is retried and cleared.
 func (s *DefaultMessageStore) doDispatch(d *commitlog.DispatchRequest) {
 	if err := s.dispatchOne(d); err != nil {
 		s.lg.Error("[BUG]consume queue can not write", zap.String("topic", d.Topic), zap.Int32("queueId", d.QueueID),
