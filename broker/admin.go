@@ -55,7 +55,7 @@ type adminProcessor struct {
 	mu sync.Mutex // serializes Java's synchronized methods (topic/config updates); never held across I/O
 
 	cfgVersion body.DataVersion  // Configuration's data version; guarded by mu
-	overrides  map[string]string // updated store/netty keys (applied at next start); guarded by mu
+	overrides  map[string]string // updated store/netty values for GET_BROKER_CONFIG and the file; guarded by mu
 	cfgSeq     int64             // config generation; guarded by mu
 
 	persistMu    sync.Mutex // guards only broker.properties writes
@@ -286,12 +286,11 @@ var nullDefaultKeys = map[string]bool{
 	"readOnlyCommitLogStorePaths": true, "storePathDLedgerCommitLog": true,
 }
 
-// updateBrokerConfig applies a properties body to a validated copy of the
-// broker configuration, swaps it in and persists the whole configuration.
-// BrokerConfig keys take effect at once; updated store/netty keys are
-// reported and persisted but applied at the next start (the running store
-// and servers keep their configuration).
-func (p *adminProcessor) updateBrokerConfig(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+// updateBrokerConfig applies a properties body to validated copies of the
+// broker configuration and of the store's live settings, swaps them in and
+// persists the whole configuration (see admin_config.go for what applies
+// at once and what at the next start).
+func (p *adminProcessor) updateBrokerConfig(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 	if req.Body == nil {
 		return success(), nil
 	}
@@ -299,12 +298,14 @@ func (p *adminProcessor) updateBrokerConfig(_ *remoting.Context, req *codec.Remo
 	if err != nil {
 		return nil, wireError(code.SystemError, "string2Properties error")
 	}
+	p.lg.Info("update broker config", zap.String("remoteAddr", ctx.Channel.RemoteAddr()), zap.Int("keys", len(m)))
 	p.mu.Lock()
 	content, seq, err := p.applyConfigLocked(m)
 	p.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
+	p.logRestartKeys(p.restartKeys(m, p.isLiveStoreKey))
 	p.persistConfig(content, seq)
 	if _, ok := m["brokerPermission"]; ok {
 		p.b.RegisterBrokerAll(false)
@@ -321,18 +322,22 @@ func (p *adminProcessor) applyConfigLocked(m map[string]string) (string, int64, 
 			return "", 0, wireError(code.NoPermission, "Can not update config in black list.")
 		}
 	}
+	brokerKV, liveStoreKV, otherKV := p.splitUpdate(m)
 	next := cur.Clone()
-	if warns := props.Bind(m, next); len(warns) > 0 {
+	if warns := props.Bind(brokerKV, next); len(warns) > 0 {
 		p.lg.Warn("update broker config", zap.Strings("warnings", warns))
+	}
+	if err := next.Validate(); err != nil {
+		return "", 0, wireError(code.SystemError, err.Error())
+	}
+	if err := p.updateLiveStore(liveStoreKV); err != nil {
+		return "", 0, wireError(code.SystemError, err.Error())
 	}
 	if err := p.b.SetConfig(next); err != nil {
 		return "", 0, wireError(code.SystemError, err.Error())
 	}
-	for k, v := range m {
-		if _, isBroker := props.Get(k, next); isBroker {
-			continue
-		}
-		if _, known := props.Get(k, p.configTargets()...); known {
+	for _, kv := range []map[string]string{liveStoreKV, otherKV} {
+		for k, v := range kv {
 			if p.overrides == nil {
 				p.overrides = map[string]string{}
 			}
@@ -466,7 +471,7 @@ func (b *Broker) earliestMessageTime() int64 {
 		return -1
 	}
 	fileEnd := minPhy - minPhy%fileSize + fileSize
-	if minPhy+2*int64(b.storeCfg.MaxMessageSize) > min(fileEnd, maxPhy) {
+	if minPhy+2*int64(b.maxMessageSize()) > min(fileEnd, maxPhy) {
 		return -1
 	}
 	return b.store.EarliestMessageTimeOfStore()

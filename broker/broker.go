@@ -89,7 +89,14 @@ type Options struct {
 	FastListenAddr string
 	// Logger; nil → zap.NewNop().
 	Logger *zap.Logger
-	// StoreOptions are passed to store.Open after the broker's own.
+	// SerializeType is the header serialization of the requests the broker
+	// starts toward clients and of the answers it writes afresh (Java's
+	// RemotingCommand.serializeTypeConfigInThisServer). nil: the
+	// ROCKETMQ_SERIALIZE_TYPE environment variable, JSON unless it says
+	// ROCKETMQ.
+	SerializeType *codec.SerializeType
+	// StoreOptions are passed to store.Open after the broker's own (tests
+	// inject clocks and disk-usage probes this way).
 	StoreOptions []store.Option
 }
 
@@ -102,6 +109,10 @@ type Broker struct {
 	fastCfg  *remoting.NettyServerConfig
 	cliCfg   *remoting.NettyClientConfig
 	lg       *zap.Logger
+	// serializeType is the serialization in force for commands the broker
+	// creates (see Options.SerializeType); fixed at New.
+	serializeType codec.SerializeType
+	storeOpts     []store.Option // Options.StoreOptions, for initStore
 
 	server     *remoting.Server // listenPort
 	fastServer *remoting.Server // listenPort-2 (VIP channel; no pull)
@@ -136,7 +147,6 @@ type Broker struct {
 	// HA is the hook for broker/ha: set before Start (see HAService).
 	HA HAService
 
-	brokerAddr   atomic.Pointer[string] // brokerIP1:<bound listen port>, set by Start
 	masterAddr   atomic.Pointer[string] // slave: learnt from registration or haMasterAddress
 	haServerAddr atomic.Pointer[string] // slave: master's HA address learnt from registration
 
@@ -187,15 +197,20 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	if lg == nil {
 		lg = zap.NewNop()
 	}
-	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1)}
+	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1),
+		storeOpts: opts.StoreOptions}
 	b.cfg.Store(cfg.Clone())
+	b.serializeType = ownSerializeType()
+	if opts.SerializeType != nil {
+		b.serializeType = *opts.SerializeType
+	}
 	if err := b.initConfigs(opts); err != nil {
 		return nil, err
 	}
 	if err := b.initManagers(); err != nil {
 		return nil, err
 	}
-	if err := b.initStore(opts.StoreOptions); err != nil {
+	if err := b.initStore(); err != nil {
 		return nil, err
 	}
 	if err := b.initServers(); err != nil {
@@ -274,6 +289,7 @@ func (b *Broker) initManagers() error {
 	b.idsDefault = &client.DefaultConsumerIdsChangeListener{
 		NotifyEnabled: func() bool { return b.Config().NotifyConsumerIdsChangedEnable },
 		Filters:       b.filters,
+		SerializeType: b.serializeType,
 		Logger:        b.lg.Named("client"),
 	}
 	b.consumers = client.NewConsumerManager(client.ListenerFunc(b.onConsumerIdsChanged), copts)
@@ -378,8 +394,7 @@ func (b *Broker) Start() error {
 	if err := b.fastServer.Start(); err != nil {
 		return fmt.Errorf("broker: start fast server: %w", err)
 	}
-	addr := b.Config().BrokerIP1 + ":" + strconv.Itoa(b.ListenPort())
-	b.brokerAddr.Store(&addr)
+	addr := b.BrokerAddr()
 	if b.HA != nil {
 		if err := b.HA.Start(); err != nil {
 			return fmt.Errorf("broker: start ha: %w", err)
@@ -487,6 +502,10 @@ func (b *Broker) SetConfig(c *BrokerConfig) error {
 	return nil
 }
 
+// SerializeType is the header serialization of the requests the broker
+// starts toward clients (Options.SerializeType).
+func (b *Broker) SerializeType() codec.SerializeType { return b.serializeType }
+
 // StoreConfig returns the message store configuration.
 func (b *Broker) StoreConfig() *store.MessageStoreConfig { return b.storeCfg }
 
@@ -549,12 +568,10 @@ func (b *Broker) ListenPort() int {
 }
 
 // BrokerAddr is brokerIP1:listenPort, the address registered with the name
-// servers (valid after Start).
+// servers (the bound port once started). Like Java's getBrokerAddr it is
+// computed at each call, so an updated brokerIP1 is registered from then on.
 func (b *Broker) BrokerAddr() string {
-	if p := b.brokerAddr.Load(); p != nil {
-		return *p
-	}
-	return b.Config().BrokerIP1 + ":" + strconv.Itoa(b.srvCfg.ListenPort)
+	return b.Config().BrokerIP1 + ":" + strconv.Itoa(b.ListenPort())
 }
 
 // HAServerAddr is brokerIP2:haListenPort (the HA service's bound port once
@@ -594,14 +611,13 @@ func (b *Broker) sleepOrStop(d time.Duration) bool {
 }
 
 // initStore opens the message store (Java: DefaultMessageStore + load), with
-// the arriving-message fan-out as its MessageArrivingListener when
-// longPollingEnable.
-func (b *Broker) initStore(extra []store.Option) error {
-	opts := []store.Option{store.WithBrokerID(b.Config().BrokerID)}
-	if b.Config().LongPollingEnable {
-		opts = append(opts, store.WithMessageArrivingListener(arrivingFanout{b}))
-	}
-	s, err := store.Open(b.storeCfg, b.lg, append(opts, extra...)...)
+// the arriving-message fan-out as its MessageArrivingListener; the fan-out
+// reads longPollingEnable per message, as Java's ReputMessageService does,
+// so UPDATE_BROKER_CONFIG turns it on and off live.
+func (b *Broker) initStore() error {
+	opts := []store.Option{store.WithBrokerID(b.Config().BrokerID), store.WithMessageArrivingListener(arrivingFanout{b})}
+	opts = append(opts, b.storeOpts...)
+	s, err := store.Open(b.storeCfg, b.lg, opts...)
 	if err != nil {
 		return fmt.Errorf("broker: open store: %w", err)
 	}
@@ -609,11 +625,15 @@ func (b *Broker) initStore(extra []store.Option) error {
 	return nil
 }
 
-// arrivingFanout passes each dispatched message to every OnArriving listener.
+// arrivingFanout passes each dispatched message to every OnArriving
+// listener while longPollingEnable is set.
 type arrivingFanout struct{ b *Broker }
 
 func (f arrivingFanout) Arriving(topic string, queueID int32, logicOffset, tagsCode, msgStoreTime int64,
 	filterBitMap []byte, properties map[string]string) {
+	if !f.b.Config().LongPollingEnable {
+		return
+	}
 	for _, l := range f.b.arriving {
 		l(topic, queueID, logicOffset, tagsCode, msgStoreTime, filterBitMap, properties)
 	}

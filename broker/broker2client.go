@@ -41,10 +41,11 @@ const (
 	consumerStatusTimeo = 5 * time.Second
 )
 
-// newBrokerRequest is a request the broker starts in its own serialize type.
-func newBrokerRequest(c int32, ext map[string]string, data []byte) *codec.RemotingCommand {
+// newBrokerRequest is a request the broker starts, in the serialize type in
+// force (Java's createRequestCommand takes serializeTypeConfigInThisServer).
+func (b *Broker) newBrokerRequest(c int32, ext map[string]string, data []byte) *codec.RemotingCommand {
 	req := codec.NewRequest(c, ext, data)
-	req.SerializeType = ownSerializeType()
+	req.SerializeType = b.serializeType
 	return req
 }
 
@@ -92,7 +93,7 @@ func (b *Broker) resetOffset(topicName, group string, timestamp int64, isForce, 
 	if isC {
 		data = rb.EncodeForC()
 	}
-	req := newBrokerRequest(code.ResetConsumerClientOffset, h.ToExtFields(), data)
+	req := b.newBrokerRequest(code.ResetConsumerClientOffset, h.ToExtFields(), data)
 	if err := b.sendResetToConsumers(group, topicName, timestamp, req); err != nil {
 		return nil, err
 	}
@@ -179,7 +180,7 @@ func (b *Broker) getConsumeStatus(topicName, group, originClientID string) (*cod
 		if originClientID != "" && originClientID != info.ClientID {
 			continue
 		}
-		req := newBrokerRequest(code.GetConsumerStatusFromClient, h.ToExtFields(), nil)
+		req := b.newBrokerRequest(code.GetConsumerStatusFromClient, h.ToExtFields(), nil)
 		resp, err := invokeChannel(info.Channel, req, consumerStatusTimeo)
 		if err != nil || resp.Code != code.Success || resp.Body == nil {
 			b.lg.Warn("get consumer status failed", zap.String("consumerGroup", group),
@@ -257,7 +258,7 @@ func (b *Broker) callConsumer(reqCode int32, req *codec.RemotingCommand, group, 
 		return nil, wireError(code.SystemError, fmt.Sprintf(
 			"The Consumer <%s> Version <%s> too low to finish, please upgrade it to V3_1_8_SNAPSHOT", clientID, versionDesc(info.Version)))
 	}
-	fwd := newBrokerRequest(reqCode, nil, req.Body)
+	fwd := b.newBrokerRequest(reqCode, nil, req.Body)
 	fwd.ExtFields = req.ExtFields
 	resp, err := invokeChannel(info.Channel, fwd, callClientTimeout)
 	switch {
@@ -282,7 +283,7 @@ func relayResponse(r *codec.RemotingCommand) *codec.RemotingCommand {
 // send CHECK_TRANSACTION_STATE oneway to a producer of group with the half
 // message's record bytes (topic/queue already restored by the caller).
 func (b *Broker) CheckProducerTransactionState(group string, ch client.Channel, h *header.CheckTransactionStateRequestHeader, msg []byte) error {
-	req := newBrokerRequest(code.CheckTransactionState, h.ToExtFields(), msg)
+	req := b.newBrokerRequest(code.CheckTransactionState, h.ToExtFields(), msg)
 	if err := ch.InvokeOneway(req); err != nil {
 		b.lg.Error("check transaction state failed", zap.String("producerGroup", group),
 			zap.String("remoteAddr", ch.RemoteAddr()), zap.Error(err))

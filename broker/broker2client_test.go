@@ -1,11 +1,18 @@
 package broker_test
 
 import (
+	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -172,5 +179,118 @@ func TestBrokerBroker2ClientOldClientVersions(t *testing.T) {
 	want := "The Consumer <192.0.2.2@81> Version <V3_0_3_SNAPSHOT> too low to finish, please upgrade it to V3_1_8_SNAPSHOT"
 	if resp.Remark != want {
 		t.Fatalf("running info remark %q", resp.Remark)
+	}
+}
+
+// startBrokerWithOptions is testutil.StartBrokerWith with extra broker
+// Options (ephemeral ports, temp store, shutdown at cleanup; a zaptest
+// logger unless opts has one).
+func startBrokerWithOptions(t *testing.T, opts broker.Options, cfgOpts ...testutil.BrokerOption) *broker.Broker {
+	t.Helper()
+	cfg, scfg := testutil.NewBrokerConfigs(t, "", cfgOpts...)
+	srv := broker.NewNettyServerConfig()
+	srv.ListenPort, srv.ListenAddr = 0, "127.0.0.1:0"
+	opts.ServerConfig, opts.FastListenAddr = srv, "127.0.0.1:0"
+	if opts.Logger == nil {
+		opts.Logger = zaptest.NewLogger(t).Named("broker")
+	}
+	b, err := broker.New(cfg, scfg, opts)
+	if err != nil {
+		t.Fatalf("broker.New: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := b.Shutdown(ctx); err != nil {
+			t.Errorf("broker.Shutdown: %v", err)
+		}
+	})
+	if err := b.Start(); err != nil {
+		t.Fatalf("broker.Start: %v", err)
+	}
+	return b
+}
+
+// TestBrokerBroker2ClientSerializeType: every request the broker starts
+// toward a client (NOTIFY_CONSUMER_IDS_CHANGED, RESET_CONSUMER_CLIENT_OFFSET,
+// GET_CONSUMER_STATUS_FROM_CLIENT, GET_CONSUMER_RUNNING_INFO,
+// CONSUME_MESSAGE_DIRECTLY, CHECK_TRANSACTION_STATE,
+// PUSH_REPLY_MESSAGE_TO_CLIENT) uses the serialization in force on the
+// broker (Java's serializeTypeConfigInThisServer), whatever the client's
+// own requests used.
+func TestBrokerBroker2ClientSerializeType(t *testing.T) {
+	for _, st := range []codec.SerializeType{codec.RocketMQ, codec.JSON} {
+		t.Run(st.String(), func(t *testing.T) {
+			t.Parallel()
+			testBroker2ClientSerializeType(t, st)
+		})
+	}
+}
+
+func testBroker2ClientSerializeType(t *testing.T, st codec.SerializeType) {
+	b := startBrokerWithOptions(t, broker.Options{SerializeType: &st})
+	if b.SerializeType() != st {
+		t.Fatalf("SerializeType() %s, want %s", b.SerializeType(), st)
+	}
+	addr := b.Addr().String()
+	admin := newCMClient(t, addr, "admin")
+	cons := newCMClient(t, addr, "192.0.2.2@61")
+	pushed := make(chan *codec.RemotingCommand, 1)
+	cons.c.RegisterProcessor(code.PushReplyMessageToClient, remoting.ProcessorFunc(
+		func(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+			pushed <- req
+			return codec.NewResponse(code.Success, ""), nil
+		}), remoting.NewPool("push", 1, 4))
+	cons.reply = func(*codec.RemotingCommand) *codec.RemotingCommand {
+		r := codec.NewResponse(code.Success, "")
+		r.Body = []byte(`{"consumerTable":{},"messageQueueTable":{}}`)
+		return r
+	}
+	wantCode(t, cons.heartbeat("cgSer", "pgSer", "SerTopic"), code.Success)
+	sendN(t, admin, "SerTopic", 0, 1)
+	for q := int32(0); q < 4; q++ {
+		b.Offsets().CommitOffset("x", "cgSer", "SerTopic", q, 0)
+	}
+	wantCode(t, admin.call(resetReq("SerTopic", "cgSer", -1, true)), code.Success)
+	sh := header.GetConsumerStatusRequestHeader{Topic: "SerTopic", Group: "cgSer"}
+	wantCode(t, admin.call(codec.NewRequest(code.InvokeBrokerToGetConsumerStatus, sh.ToExtFields(), nil)), code.Success)
+	rh := header.GetConsumerRunningInfoRequestHeader{ConsumerGroup: "cgSer", ClientID: "192.0.2.2@61"}
+	wantCode(t, admin.call(codec.NewRequest(code.GetConsumerRunningInfo, rh.ToExtFields(), nil)), code.Success)
+	dh := header.ConsumeMessageDirectlyResultRequestHeader{ConsumerGroup: "cgSer", ClientID: "192.0.2.2@61", MsgID: "x"}
+	wantCode(t, admin.call(codec.NewRequest(code.ConsumeMessageDirectly, dh.ToExtFields(), nil)), code.Success)
+	ch := b.Producers().FindChannel("192.0.2.2@61")
+	if ch == nil {
+		t.Fatal("producer channel not registered")
+	}
+	th := &header.CheckTransactionStateRequestHeader{TranStateTableOffset: 1, CommitLogOffset: 2, MsgID: "m", TransactionID: "m"}
+	if err := b.CheckProducerTransactionState("pgSer", ch, th, []byte("rec")); err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]string{message.PropertyMessageReplyToClient: "192.0.2.2@61", message.PropertyCorrelationID: "c1"}
+	wantCode(t, admin.call(sendRequest(code.SendReplyMessageV2, sendHeader("DefaultCluster_REPLY_TOPIC", 0, props), []byte("r"))), code.Success)
+	select {
+	case req := <-pushed:
+		if req.SerializeType != st {
+			t.Errorf("PUSH_REPLY_MESSAGE_TO_CLIENT serialized %s, want %s", req.SerializeType, st)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reply not pushed")
+	}
+	codes := []int32{code.NotifyConsumerIdsChanged, code.ResetConsumerClientOffset, code.GetConsumerStatusFromClient,
+		code.GetConsumerRunningInfo, code.ConsumeMessageDirectly, code.CheckTransactionState}
+	testutil.Eventually(t, 5*time.Second, func() error {
+		for _, c := range codes {
+			if len(cons.received(c)) == 0 {
+				return fmt.Errorf("no request %d yet", c)
+			}
+		}
+		return nil
+	})
+	for _, c := range codes {
+		for _, req := range cons.received(c) {
+			if req.SerializeType != st {
+				t.Errorf("request %d serialized %s, want %s", c, req.SerializeType, st)
+			}
+		}
 	}
 }

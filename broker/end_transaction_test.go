@@ -172,9 +172,10 @@ func checkBroker(t *testing.T, role store.BrokerRole, interval, timeout int64, c
 }
 
 // TestBrokerTransactionCheckBackCommit runs on an ASYNC_MASTER and on a
-// SYNC_MASTER without a slave, whose store answers SLAVE_NOT_AVAILABLE for
-// records that wait: the check service's own records (which Java writes
-// without waiting) must still count as stored.
+// SYNC_MASTER. The SYNC_MASTER starts without a slave, so its store answers
+// SLAVE_NOT_AVAILABLE: the check service's re-put is written but not
+// confirmed, and no producer is asked until a slave acknowledges it (Java
+// writes it without waiting and may lose it in a failover).
 func TestBrokerTransactionCheckBackCommit(t *testing.T) {
 	for _, role := range []store.BrokerRole{store.AsyncMaster, store.SyncMaster} {
 		t.Run(string(role), func(t *testing.T) { testCheckBackCommit(t, role) })
@@ -188,6 +189,9 @@ func testCheckBackCommit(t *testing.T, role store.BrokerRole) {
 	cc := newCMClient(t, b.Addr().String(), "producer")
 	wantCode(t, cc.heartbeat("", txGroup), code.Success)
 	h := sendHalf(t, cc, "TopicTxCheck", 3, "UNIQ-K", "check me")
+	if role == store.SyncMaster {
+		waitUnconfirmedRePut(t, b, cc)
+	}
 
 	var check *codec.RemotingCommand
 	testutil.Eventually(t, 10*time.Second, func() error {
@@ -376,4 +380,36 @@ func TestBrokerEndTransactionGolden(t *testing.T) {
 	if b.Store().MaxOffsetInQueue("StoreTxTopic", 0) != 0 {
 		t.Error("rolled back message delivered")
 	}
+}
+
+// ackingSlave acknowledges every SYNC_MASTER wait at once.
+type ackingSlave struct{}
+
+func (ackingSlave) IsSlaveOK(int64) bool { return true }
+func (ackingSlave) WaitReplicated(_ int64, _ time.Duration, done func(bool)) {
+	go done(true)
+}
+
+// waitUnconfirmedRePut: with no slave, the check pass writes the copy of
+// the half message but asks nobody and keeps the scan offset on the half,
+// for this pass and the next; then a slave that acknowledges is attached.
+func waitUnconfirmedRePut(t *testing.T, b *broker.Broker, cc *cmClient) {
+	t.Helper()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if b.Store().MaxOffsetInQueue(txHalfTopic, 0) < 2 {
+			return statusErr("no re-put copy yet")
+		}
+		return nil
+	})
+	time.Sleep(2500 * time.Millisecond) // one more pass; asserting absence needs a wait
+	if got := cc.received(code.CheckTransactionState); len(got) > 0 {
+		t.Fatal("CHECK_TRANSACTION_STATE sent for a copy no slave has")
+	}
+	if n := b.Store().MaxOffsetInQueue(txHalfTopic, 0); n != 2 {
+		t.Fatalf("half queue holds %d records, want the half and one copy", n)
+	}
+	if off := b.Offsets().QueryOffset("CID_RMQ_SYS_TRANS", txHalfTopic, 0); off > 0 {
+		t.Fatalf("half scan offset %d moved past an unconfirmed copy", off)
+	}
+	b.Store().(*store.DefaultMessageStore).CommitLog().SetReplicaWaiter(ackingSlave{})
 }

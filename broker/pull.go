@@ -349,7 +349,7 @@ func (p *pullProcessor) suspend(ctx *remoting.Context, req *codec.RemotingComman
 
 // wakeup is executeRequestWhenWakeup.
 func (p *pullProcessor) wakeup(ctx *remoting.Context, req *codec.RemotingCommand) {
-	ctx.ForceSerializeType(ownSerializeType())
+	ctx.ForceSerializeType(p.b.serializeType)
 	run := func() {
 		resp, err := p.process(ctx, req, false)
 		if err != nil {

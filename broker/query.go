@@ -49,7 +49,7 @@ func (b *Broker) queryMessage(ctx *remoting.Context, req *codec.RemotingCommand)
 	resp := codec.NewResponse(code.Success, "")
 	resp.ExtFields = rh.ToExtFields()
 	resp.Body = bytes.Join(r.Messages, nil)
-	ctx.ForceSerializeType(ownSerializeType())
+	ctx.ForceSerializeType(b.serializeType)
 	return resp, nil
 }
 
@@ -64,6 +64,6 @@ func (b *Broker) viewMessageByID(ctx *remoting.Context, req *codec.RemotingComma
 	}
 	resp := codec.NewResponse(code.Success, "")
 	resp.Body = rec
-	ctx.ForceSerializeType(ownSerializeType())
+	ctx.ForceSerializeType(b.serializeType)
 	return resp, nil
 }

@@ -86,7 +86,7 @@ func (b *Broker) pushReply(h *header.SendMessageRequestHeader, m *message.Messag
 	ph.Properties = props.String()
 	ctx, cancel := context.WithTimeout(context.Background(), pushReplyTimeout)
 	defer cancel()
-	resp, err := ch.InvokeSync(ctx, codec.NewRequest(code.PushReplyMessageToClient, ph.ToExtFields(), m.Body))
+	resp, err := ch.InvokeSync(ctx, b.newBrokerRequest(code.PushReplyMessageToClient, ph.ToExtFields(), m.Body))
 	if err != nil || resp.Code != code.Success {
 		return "push reply message to " + sender + "fail.", false
 	}

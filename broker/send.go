@@ -185,7 +185,10 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 		m.PropertiesString = halfProperties(h.Properties, cluster, m.Topic, m.QueueID)
 		toHalfMessage(m)
 	}
-	queueID := m.QueueID
+	// The answer names the queue the request chose (Java's queueIdInt),
+	// even when the message went to a DLQ queue or, prepared, to the half
+	// topic's queue 0.
+	queueID := tgt.queueID
 	b.store.PutMessageAsync(m, func(r commitlog.PutMessageResult) {
 		ctx.Respond(b.sendResult(r, queueID))
 	})
@@ -274,7 +277,7 @@ func (b *Broker) putStatusResponse(s commitlog.PutMessageStatus) (c int32, remar
 		return code.SystemError, "create mapped file failed, server is busy or broken.", false
 	case commitlog.MessageIllegal, commitlog.PropertiesSizeExceeded:
 		return code.MessageIllegal, fmt.Sprintf("the message is illegal, maybe msg body or properties length not matched. "+
-			"msg body length limit %dB, msg properties length limit 32KB.", b.storeCfg.MaxMessageSize), false
+			"msg body length limit %dB, msg properties length limit 32KB.", b.maxMessageSize()), false
 	case commitlog.ServiceNotAvailable:
 		return code.ServiceNotAvailable, "service not available now. It may be caused by one of the following reasons: " +
 			"the broker's disk is full [" + b.diskUtil() + "], messages are put to the slave, message store has been shut down, etc.", false
@@ -286,11 +289,21 @@ func (b *Broker) putStatusResponse(s commitlog.PutMessageStatus) (c int32, remar
 	return code.SystemError, "UNKNOWN_ERROR DEFAULT", false
 }
 
-// diskUtil is SendMessageProcessor.diskUtil's text. Disk usage probing
-// belongs to the store, which does not expose it; -1 means unknown, as
+// diskUsageReporter is the store's view of its partitions' usage
+// (store.DefaultMessageStore implements it).
+type diskUsageReporter interface {
+	DiskUsageRatios() (commitLog, consumeQueue, index float64)
+}
+
+// diskUtil is SendMessageProcessor.diskUtil's text: the used fraction of the
+// CommitLog, consume-queue and index partitions; -1 means unknown, as
 // Java's getDiskPartitionSpaceUsedPercent reports on failure.
 func (b *Broker) diskUtil() string {
-	return fmt.Sprintf("CL: %5.2f CQ: %5.2f INDEX: %5.2f", -1.0, -1.0, -1.0)
+	cl, cq, idx := -1.0, -1.0, -1.0
+	if r, ok := b.store.(diskUsageReporter); ok {
+		cl, cq, idx = r.DiskUsageRatios()
+	}
+	return fmt.Sprintf("CL: %5.2f CQ: %5.2f INDEX: %5.2f", cl, cq, idx)
 }
 
 // sendBatch is asyncSendBatchMessage: the body is split into its messages,

@@ -2,8 +2,11 @@ package broker_test
 
 import (
 	"context"
+	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -282,6 +285,32 @@ func TestBrokerSendTransactionHalf(t *testing.T) {
 	}
 }
 
+// TestBrokerSendTransactionHalfAnswersRequestQueue: the SendResult of a
+// prepared message names the queue the producer chose (Java answers
+// queueIdInt), not the half topic's queue 0 where it is stored; the queue
+// offset is the half queue's.
+func TestBrokerSendTransactionHalfAnswersRequestQueue(t *testing.T) {
+	b := testutil.StartBroker(t, "")
+	c := newClient(t)
+	for i, qid := range []int32{3, 1, 0} {
+		h := sendHeader("TopicTxQ", qid, map[string]string{message.PropertyTransactionPrepared: "true", message.PropertyProducerGroup: "pg"})
+		h.SysFlag = message.SysFlagTransPrepared
+		resp := invoke(t, c, b.Addr().String(), sendRequest(code.SendMessageV2, h, []byte("half")))
+		wantCode(t, resp, code.Success)
+		var rh header.SendMessageResponseHeader
+		if err := rh.FromExtFields(resp.ExtFields); err != nil {
+			t.Fatal(err)
+		}
+		if rh.QueueID != qid || rh.QueueOffset != int64(i) {
+			t.Fatalf("half send %d: answer queueId %d queueOffset %d, want queueId %d queueOffset %d", i, rh.QueueID, rh.QueueOffset, qid, i)
+		}
+		m := readBack(t, b, "RMQ_SYS_TRANS_HALF_TOPIC", 0, int64(i))
+		if p := message.UnmarshalProperties(m.PropertiesString); p[message.PropertyRealQueueID] != strconv.Itoa(int(qid)) {
+			t.Fatalf("half %d stored props %q", i, m.PropertiesString)
+		}
+	}
+}
+
 func TestBrokerSendRetryToDLQ(t *testing.T) {
 	b := testutil.StartBroker(t, "")
 	c := newClient(t)
@@ -329,5 +358,43 @@ func TestBrokerSendFlushAndReplicaModes(t *testing.T) {
 			}
 			readBack(t, b, "TopicFlush", 0, 0)
 		})
+	}
+}
+
+// TestBrokerSendDiskFullRemarkShowsUsage: a send refused because the disk
+// is full names the used fraction of the CommitLog, consume-queue and index
+// partitions, as Java's diskUtil prints them ("CL: %5.2f CQ: %5.2f INDEX: %5.2f").
+func TestBrokerSendDiskFullRemarkShowsUsage(t *testing.T) {
+	var clUsed atomic.Uint64
+	clUsed.Store(math.Float64bits(0.5))
+	usage := func(path string) float64 {
+		switch filepath.Base(path) {
+		case "commitlog":
+			return math.Float64frombits(clUsed.Load())
+		case "consumequeue":
+			return 0.42
+		case "index":
+			return 0.07
+		}
+		return -1
+	}
+	b := startBrokerWithOptions(t, broker.Options{StoreOptions: []store.Option{
+		store.WithDiskUsage(usage), store.WithDiskCheckInterval(5 * time.Millisecond)}})
+	c := newClient(t)
+	wantCode(t, invoke(t, c, b.Addr().String(), sendRequest(code.SendMessageV2, sendHeader("TopicDisk", 0, nil), []byte("x"))), code.Success)
+	clUsed.Store(math.Float64bits(0.95))
+	var resp *codec.RemotingCommand
+	testutil.Eventually(t, 5*time.Second, func() error { // until the disk check marks the disk full
+		resp = invoke(t, c, b.Addr().String(), sendRequest(code.SendMessageV2, sendHeader("TopicDisk", 0, nil), []byte("x")))
+		if resp.Code == code.Success {
+			return statusErr("disk not marked full yet")
+		}
+		return nil
+	})
+	wantCode(t, resp, code.ServiceNotAvailable)
+	want := "service not available now. It may be caused by one of the following reasons: the broker's disk is full " +
+		"[CL:  0.95 CQ:  0.42 INDEX:  0.07], messages are put to the slave, message store has been shut down, etc."
+	if resp.Remark != want {
+		t.Fatalf("remark %q\nwant   %q", resp.Remark, want)
 	}
 }

@@ -9,5 +9,11 @@
 // type, language, version, header and body lengths, and re-encode to the
 // identical bytes.
 //
+// The "clients" golden set (C++ client, ali-ons, ACL-signed Java clients)
+// is decoded frame by frame (clients_golden_test.go), and its C++ and
+// ali-ons sessions are replayed byte for byte against an in-process name
+// server and broker, our answers compared with Apache's
+// (clients_replay_test.go).
+//
 // Nothing imports this package.
 package compat

@@ -1,6 +1,7 @@
 package ha
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"testing"
@@ -62,11 +63,13 @@ func TestHASlaveRestartCatchesUp(t *testing.T) {
 
 // TestHADivergentTailTruncated: a slave holding records the master never
 // had (written after the common prefix) is truncated back to the master's
-// max offset and then replicates the master's new records.
+// max offset and then replicates the master's new records. Its key index
+// follows: the dropped records are no longer found by key, the replicated
+// ones are (and storecheck finds no index entry pointing at a record
+// without that key).
 func TestHADivergentTailTruncated(t *testing.T) {
 	master := startNode(t, "", store.AsyncMaster)
 	slave := startNode(t, "", store.Slave)
-	slave.staleIndexOK = true
 	slave.ha.UpdateMasterAddress(master.haAddr())
 	mustPutN(t, master.st, "TopicHA", 0, 50, 300)
 	waitReplicated(t, master.st, slave.st, 0)
@@ -83,6 +86,10 @@ func TestHADivergentTailTruncated(t *testing.T) {
 	if slave.st.MaxPhyOffset() <= common {
 		t.Fatal("slave tail did not grow")
 	}
+	dropped := uniqKeys(t, slave.st, "TopicOther")
+	if len(dropped) != 30 || len(queryKey(t, slave.st, "TopicOther", dropped[0])) != 1 {
+		t.Fatalf("divergent tail not indexed: %d keys", len(dropped))
+	}
 	slave.ha.UpdateMasterAddress(master.haAddr())
 	wait.Eventually(t, 5*time.Second, func() error {
 		if got := slave.st.MaxPhyOffset(); got != common {
@@ -97,6 +104,17 @@ func TestHADivergentTailTruncated(t *testing.T) {
 	for q := int32(0); q < 4; q++ {
 		if n := slave.st.MaxOffsetInQueue("TopicOther", q); n != 0 {
 			t.Fatalf("TopicOther queue %d still has %d units after truncation", q, n)
+		}
+	}
+	for _, k := range dropped {
+		if got := queryKey(t, slave.st, "TopicOther", k); len(got) != 0 {
+			t.Fatalf("truncated message %s still found by key: %q", k, got)
+		}
+	}
+	for _, k := range uniqKeys(t, master.st, "TopicHA") {
+		want := queryKey(t, master.st, "TopicHA", k)
+		if got := queryKey(t, slave.st, "TopicHA", k); len(want) != 1 || len(got) != 1 || !bytes.Equal(got[0], want[0]) {
+			t.Fatalf("key %s: slave finds %d records, master %d", k, len(got), len(want))
 		}
 	}
 }

@@ -33,6 +33,9 @@ type Store interface {
 	ConsumeQueue(topic string, queueID int32) *consumequeue.ConsumeQueue
 	LookMessageByOffset(commitLogOffset int64) (*message.MessageExt, error)
 	PutMessage(m *message.MessageExt) commitlog.PutMessageResult
+	// AwaitConfirmed waits until the CommitLog up to end is flushed and
+	// replicated as the store's SYNC_FLUSH/SYNC_MASTER settings require.
+	AwaitConfirmed(end int64) commitlog.PutMessageStatus
 }
 
 // DeliveryOptions configures a DeliveryService.
@@ -48,9 +51,14 @@ type DeliveryOptions struct {
 }
 
 // levelState is one level's cursor: the next queue offset and when to look.
+// unconfirmedEnd > 0 means the unit at offset was delivered (its copy is
+// in the CommitLog up to that offset) but not yet confirmed as flushed or
+// replicated: the offset stays until it is, and the copy is not written
+// again.
 type levelState struct {
-	offset int64
-	due    time.Time
+	offset         int64
+	due            time.Time
+	unconfirmedEnd int64
 }
 
 // DeliveryService is the timer half of ScheduleMessageService. One
@@ -122,8 +130,8 @@ func (d *DeliveryService) tick(ctx context.Context) {
 		if now.Before(d.state[i].due) {
 			continue
 		}
-		off, wait := d.deliverLevel(ctx, int32(i+1), d.state[i].offset)
-		d.state[i] = levelState{offset: off, due: d.now().Add(wait)}
+		d.deliverLevel(ctx, int32(i+1), &d.state[i])
+		d.state[i].due = d.now().Add(delayForAWhile)
 	}
 	if now.Sub(d.lastPersist) >= d.persist {
 		d.lastPersist = now
@@ -133,32 +141,60 @@ func (d *DeliveryService) tick(ctx context.Context) {
 	}
 }
 
-// deliverLevel is executeOnTimeup for one level from offset: it returns the
-// next offset to look at and how long to wait before looking.
-func (d *DeliveryService) deliverLevel(ctx context.Context, level int32, offset int64) (int64, time.Duration) {
+// deliverLevel is executeOnTimeup for one level: it delivers the due units
+// from st.offset on and leaves st at the first unit still to deliver or
+// confirm.
+func (d *DeliveryService) deliverLevel(ctx context.Context, level int32, st *levelState) {
+	if st.unconfirmedEnd > 0 && !d.confirm(level, st) {
+		return
+	}
 	cq := d.st.ConsumeQueue(ScheduleTopic, DelayLevelToQueueID(level))
 	if cq == nil {
-		return offset, delayForAWhile
+		return
 	}
-	u := cq.Units(offset)
+	u := cq.Units(st.offset)
 	if u == nil {
-		return d.resetOffset(cq, level, offset), delayForAWhile
+		st.offset = d.resetOffset(cq, level, st.offset)
+		return
 	}
 	defer u.Release()
+	base := st.offset
 	for i := 0; i < u.Len(); i++ {
 		if ctx.Err() != nil {
-			return offset + int64(i), delayForAWhile
+			return
 		}
 		phy, _, deliverAt := u.At(i)
 		now := d.now().UnixMilli()
 		if d.countdown(level, now, deliverAt) > 0 {
-			return offset + int64(i), delayForAWhile
+			return
 		}
-		if !d.deliverOne(level, phy, offset+int64(i)) {
-			return offset + int64(i), delayForAWhile
+		st.offset = base + int64(i)
+		switch end, done := d.deliverOne(level, phy, st.offset); {
+		case done:
+			st.offset++
+		case end > 0:
+			st.unconfirmedEnd = end
+			return
+		default:
+			return
 		}
 	}
-	return offset + int64(u.Len()), delayForAWhile
+}
+
+// confirm waits once more for the flush/replication of the copy already
+// delivered from st.offset; true (and the offset moved past it) once
+// confirmed.
+func (d *DeliveryService) confirm(level int32, st *levelState) bool {
+	if s := d.st.AwaitConfirmed(st.unconfirmedEnd); s != commitlog.PutOK {
+		if ce := d.lg.Check(zap.DebugLevel, "delivered delay message still unconfirmed"); ce != nil {
+			ce.Write(zap.Int32("delayLevel", level), zap.Int64("queueOffset", st.offset), zap.Stringer("status", s))
+		}
+		return false
+	}
+	st.unconfirmedEnd = 0
+	st.offset++
+	d.table.UpdateOffset(level, st.offset)
+	return true
 }
 
 // countdown is how long until a unit is due; a delivery time more than one
@@ -170,45 +206,59 @@ func (d *DeliveryService) countdown(level int32, now, deliverAt int64) int64 {
 	return deliverAt - now
 }
 
-// deliverOne re-puts the message at phy; false means try this unit again
-// later (the put failed).
-func (d *DeliveryService) deliverOne(level int32, phy, cqOffset int64) bool {
+// deliverOne re-puts the message at phy. done means the unit is settled
+// (delivered and confirmed, or undeliverable) and the level's offset moved
+// past it; otherwise end > 0 means the copy is in the CommitLog up to end
+// but not confirmed yet, and end == 0 that nothing was written (try again
+// later).
+func (d *DeliveryService) deliverOne(level int32, phy, cqOffset int64) (end int64, done bool) {
 	m, err := d.st.LookMessageByOffset(phy)
 	if err != nil || m == nil {
 		d.lg.Warn("delay message not readable, skipped", zap.Int32("delayLevel", level),
 			zap.Int64("commitLogOffset", phy), zap.Error(err))
 		d.table.UpdateOffset(level, cqOffset+1)
-		return true
+		return 0, true
 	}
 	inner, ok := timeup(m)
 	if !ok || inner.Topic == transHalfTopic {
 		d.lg.Error("bad real topic of delay message, discarded", zap.String("topic", inner.Topic),
 			zap.String("msgId", m.MsgID))
 		d.table.UpdateOffset(level, cqOffset+1)
-		return true
+		return 0, true
 	}
 	r := d.st.PutMessage(inner)
-	if !stored(r.Status) {
+	if !appended(r.Status) {
 		d.lg.Error("deliver delay message failed", zap.String("topic", inner.Topic),
 			zap.String("msgId", m.MsgID), zap.String("status", r.Status.String()))
-		return false
+		return 0, false
+	}
+	end = r.Append.WroteOffset + int64(r.Append.WroteBytes)
+	st := r.Status
+	if st == commitlog.PutOK && message.PropertyValue(inner.PropertiesString, message.PropertyWaitStoreMsgOK) == "false" {
+		st = d.st.AwaitConfirmed(end) // the put did not wait: PUT_OK says nothing yet
+	}
+	if st != commitlog.PutOK {
+		d.lg.Warn("delivered delay message not confirmed, waiting for it", zap.Int32("delayLevel", level),
+			zap.Int64("queueOffset", cqOffset), zap.String("msgId", m.MsgID), zap.Stringer("status", st))
+		return end, false
 	}
 	d.table.UpdateOffset(level, cqOffset+1)
-	return true
+	return end, true
 }
 
 // timeup is messageTimeup: the stored message back to its real topic and
-// queue, without its delay level (REAL_TOPIC and REAL_QID stay, as Java
-// keeps them). Java also keeps DELAY in the stored bytes while dropping it
-// from the map its CommitLog consults; this store decides on the stored
-// string, so DELAY has to go.
+// queue. The stored properties string is kept whole, DELAY, REAL_TOPIC and
+// REAL_QID included, as Java renders it before clearing DELAY (consumers
+// read the level from it; Apache's e2e tests check it). The map the
+// CommitLog consults lacks DELAY, so the copy is not delayed again.
 func timeup(m *message.MessageExt) (*message.MessageExt, bool) {
-	props := message.RemoveProperty(m.PropertiesString, message.PropertyDelayTimeLevel)
-	realTopic := message.PropertyValue(props, message.PropertyRealTopic)
-	qid, err := strconv.Atoi(message.PropertyValue(props, message.PropertyRealQueueID))
+	props := message.UnmarshalProperties(m.PropertiesString)
+	delete(props, message.PropertyDelayTimeLevel)
+	realTopic := props[message.PropertyRealTopic]
+	qid, err := strconv.Atoi(props[message.PropertyRealQueueID])
 	out := &message.MessageExt{
-		Message:          message.Message{Topic: realTopic, Flag: m.Flag, Body: m.Body},
-		PropertiesString: props,
+		Message:          message.Message{Topic: realTopic, Flag: m.Flag, Body: m.Body, Properties: props},
+		PropertiesString: m.PropertiesString,
 		QueueID:          int32(qid),
 		SysFlag:          m.SysFlag,
 		BornTimestamp:    m.BornTimestamp,
@@ -235,11 +285,12 @@ func (d *DeliveryService) resetOffset(cq *consumequeue.ConsumeQueue, level int32
 	return offset
 }
 
-// stored reports whether the put wrote the message. Java's syncDeliver
-// retries anything but PUT_OK, which re-puts a message already appended
-// when only the flush or the slave confirmation failed (a duplicate every
-// 100 ms on a SYNC_MASTER without slave); here those count as delivered.
-func stored(s commitlog.PutMessageStatus) bool {
+// appended reports whether a put wrote the message: PUT_OK, or a flush or
+// slave confirmation that is still missing. Java's syncDeliver re-puts on
+// anything but PUT_OK (a second copy when only the confirmation failed) and
+// its async deliver re-sends, then skips the unit for good; here an
+// appended copy is never written again: its confirmation is awaited.
+func appended(s commitlog.PutMessageStatus) bool {
 	switch s {
 	case commitlog.PutOK, commitlog.FlushDiskTimeout, commitlog.FlushSlaveTimeout, commitlog.SlaveNotAvailable:
 		return true

@@ -100,8 +100,14 @@ func TestScheduleDeliversDueMessagesToRealTopic(t *testing.T) {
 		t.Fatalf("delivered %d messages, want only the 10 s one", len(got))
 	}
 	m := got[0]
-	if m.Properties[message.PropertyDelayTimeLevel] != "" {
-		t.Errorf("DELAY still set: %q", m.PropertiesString)
+	// Java 4.9.8 keeps the scheduled copy's properties string whole
+	// (golden store-clean: DELAY, REAL_TOPIC and REAL_QID stay).
+	sched, err := readQueue(s, ScheduleTopic, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Properties[message.PropertyDelayTimeLevel] != "3" || m.PropertiesString != sched[0].PropertiesString {
+		t.Errorf("delivered properties %q, want the scheduled %q (DELAY=3 kept)", m.PropertiesString, sched[0].PropertiesString)
 	}
 	if m.Properties[message.PropertyRealTopic] != "RealTopic" || m.Properties[message.PropertyRealQueueID] != "2" ||
 		m.Properties["k"] != "v" || m.ReconsumeTimes != 2 || m.Tags() != "TagA" {
@@ -154,23 +160,144 @@ func TestScheduleResumesFromRecordedOffset(t *testing.T) {
 	}
 }
 
-// unconfirmedStore stores messages but reports SLAVE_NOT_AVAILABLE, as a
-// SYNC_MASTER without slave does.
-type unconfirmedStore struct {
+// confirmCountingStore counts puts and confirmations; while flushFails is
+// set it answers FLUSH_DISK_TIMEOUT for both (the record is still written),
+// as a SYNC_FLUSH store whose disk does not sync in time does.
+type confirmCountingStore struct {
 	*store.DefaultMessageStore
-	puts atomic.Int32
+	flushFails atomic.Bool
+	puts       atomic.Int32
+	confirms   atomic.Int32
 }
 
-func (u *unconfirmedStore) PutMessage(m *message.MessageExt) commitlog.PutMessageResult {
-	u.puts.Add(1)
-	r := u.DefaultMessageStore.PutMessage(m)
-	if r.Status == commitlog.PutOK {
-		r.Status = commitlog.SlaveNotAvailable
+func (c *confirmCountingStore) PutMessage(m *message.MessageExt) commitlog.PutMessageResult {
+	c.puts.Add(1)
+	r := c.DefaultMessageStore.PutMessage(m)
+	if r.Status == commitlog.PutOK && c.flushFails.Load() {
+		r.Status = commitlog.FlushDiskTimeout
 	}
 	return r
 }
 
-func TestScheduleStoredButUnconfirmedIsNotDuplicated(t *testing.T) {
+func (c *confirmCountingStore) AwaitConfirmed(end int64) commitlog.PutMessageStatus {
+	c.confirms.Add(1)
+	if c.flushFails.Load() {
+		return commitlog.FlushDiskTimeout
+	}
+	return c.DefaultMessageStore.AwaitConfirmed(end)
+}
+
+// replicaSwitch is a controllable slave for a SYNC_MASTER store: absent
+// (SLAVE_NOT_AVAILABLE), silent (FLUSH_SLAVE_TIMEOUT) or acknowledging.
+type replicaSwitch struct{ mode atomic.Int32 }
+
+const (
+	slaveAbsent = iota
+	slaveSilent
+	slaveAcks
+)
+
+func (r *replicaSwitch) IsSlaveOK(int64) bool { return r.mode.Load() != slaveAbsent }
+func (r *replicaSwitch) WaitReplicated(_ int64, _ time.Duration, done func(bool)) {
+	go done(r.mode.Load() == slaveAcks)
+}
+
+// awaitConfirms polls until the service asked for n more confirmations
+// of an unconfirmed delivery; level 1's delay offset must not move
+// meanwhile.
+func awaitConfirms(t *testing.T, c *confirmCountingStore, n int32, table *OffsetTable) {
+	t.Helper()
+	target := c.confirms.Load() + n
+	wait.Eventually(t, 10*time.Second, func() error {
+		if off, _ := table.Offset(1); off != 0 {
+			t.Fatalf("delay offset moved to %d without a confirmed delivery (%d puts)", off, c.puts.Load())
+		}
+		if got := c.confirms.Load(); got < target {
+			return fmt.Errorf("%d confirmation attempts, want %d", got, target)
+		}
+		return nil
+	})
+}
+
+func realTopicBodies(s *store.DefaultMessageStore, topic string) []string {
+	got, _ := readQueue(s, topic, 0)
+	var out []string
+	for _, m := range got {
+		out = append(out, string(m.Body))
+	}
+	return out
+}
+
+// TestScheduleUnconfirmedDeliveryWaitsForSlave: on a SYNC_MASTER whose
+// slave is absent or silent, a due message is delivered once (consumers see
+// it) but the level's delay offset does not move, so a crash or failover
+// re-delivers it instead of losing it; the copy is not written again while
+// waiting; once the slave acknowledges, the offset moves and every message
+// has been delivered exactly once.
+func TestScheduleUnconfirmedDeliveryWaitsForSlave(t *testing.T) {
+	cfg := store.NewMessageStoreConfig()
+	cfg.StorePathRootDir = filepath.Join(t.TempDir(), "store")
+	cfg.MappedFileSizeCommitLog = 1 << 20
+	cfg.MappedFileSizeConsumeQueue = 400
+	cfg.BrokerRole = store.SyncMaster
+	cfg.SyncFlushTimeout = 1000
+	s, err := store.Open(cfg, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Shutdown(context.Background()) })
+	rep := &replicaSwitch{}
+	rep.mode.Store(slaveAcks)
+	s.CommitLog().SetReplicaWaiter(rep)
+	putDelayed(t, s, "SM", 0, 1, "first")
+	putDelayed(t, s, "SM", 0, 1, "second")
+	wait.Eventually(t, 5*time.Second, func() error {
+		if s.MaxOffsetInQueue(ScheduleTopic, 0) != 2 {
+			return errors.New("not dispatched")
+		}
+		return nil
+	})
+	rep.mode.Store(slaveAbsent)
+
+	cs := &confirmCountingStore{DefaultMessageStore: s}
+	table := NewOffsetTable(filepath.Join(cfg.ConfigDir(), "delayOffset.json"), nil)
+	levels, _ := ParseDelayLevel(DefaultMessageDelayLevel)
+	clk := &skewClock{}
+	clk.advance(time.Minute)
+	d := NewDeliveryService(cs, table, DeliveryOptions{Levels: levels, Now: clk.now, Logger: zaptest.NewLogger(t)})
+	d.Start()
+	t.Cleanup(func() { _ = d.Stop(context.Background()) })
+
+	for _, mode := range []int32{slaveAbsent, slaveSilent} {
+		rep.mode.Store(mode)
+		awaitConfirms(t, cs, 3, table)
+		if off, _ := table.Offset(1); off != 0 {
+			t.Fatalf("slave mode %d: delay offset %d advanced without confirmation", mode, off)
+		}
+		if got := realTopicBodies(s, "SM"); len(got) != 1 || got[0] != "first" || cs.puts.Load() != 1 {
+			t.Fatalf("slave mode %d: delivered %v in %d puts, want [first] in 1", mode, got, cs.puts.Load())
+		}
+	}
+	rep.mode.Store(slaveAcks)
+	wait.Eventually(t, 10*time.Second, func() error {
+		if off, _ := table.Offset(1); off != 2 {
+			return fmt.Errorf("delay offset %d", off)
+		}
+		return nil
+	})
+	if got := realTopicBodies(s, "SM"); len(got) != 2 || got[0] != "first" || got[1] != "second" || cs.puts.Load() != 2 {
+		t.Fatalf("delivered %v in %d puts, want [first second] in 2", got, cs.puts.Load())
+	}
+}
+
+// TestScheduleFlushTimeoutIsNotDelivered: a put answered FLUSH_DISK_TIMEOUT
+// (SYNC_FLUSH, the disk did not sync in time) leaves the delay offset
+// where it is and is not written again; when the flush is confirmed the
+// offset moves, persisted, with one copy delivered.
+func TestScheduleFlushTimeoutIsNotDelivered(t *testing.T) {
 	s, cfg := openTestStore(t)
 	levels, _ := ParseDelayLevel(DefaultMessageDelayLevel)
 	putDelayed(t, s, "U", 0, 1, "once")
@@ -180,21 +307,39 @@ func TestScheduleStoredButUnconfirmedIsNotDuplicated(t *testing.T) {
 		}
 		return nil
 	})
-	us := &unconfirmedStore{DefaultMessageStore: s}
+	cs := &confirmCountingStore{DefaultMessageStore: s}
+	cs.flushFails.Store(true)
 	table := NewOffsetTable(filepath.Join(cfg.ConfigDir(), "delayOffset.json"), nil)
 	clk := &skewClock{}
 	clk.advance(time.Minute)
-	d := NewDeliveryService(us, table, DeliveryOptions{Levels: levels, Now: clk.now, Logger: zaptest.NewLogger(t)})
+	d := NewDeliveryService(cs, table, DeliveryOptions{Levels: levels, Now: clk.now, Logger: zaptest.NewLogger(t)})
 	d.Start()
 	t.Cleanup(func() { _ = d.Stop(context.Background()) })
+	awaitConfirms(t, cs, 3, table)
+	if off, _ := table.Offset(1); off != 0 {
+		t.Fatalf("delay offset %d advanced on FLUSH_DISK_TIMEOUT", off)
+	}
+	if n := cs.puts.Load(); n != 1 {
+		t.Fatalf("written %d times while unconfirmed, want once", n)
+	}
+	cs.flushFails.Store(false)
 	wait.Eventually(t, 5*time.Second, func() error {
 		if off, _ := table.Offset(1); off != 1 {
 			return fmt.Errorf("level 1 offset %d", off)
 		}
 		return nil
 	})
-	time.Sleep(300 * time.Millisecond) // a few more ticks must not re-put it
-	if n := us.puts.Load(); n != 1 {
-		t.Fatalf("delivered %d times, want once", n)
+	if got := realTopicBodies(s, "U"); len(got) != 1 || cs.puts.Load() != 1 {
+		t.Fatalf("delivered %v in %d puts, want once", got, cs.puts.Load())
+	}
+	if err := d.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	back := NewOffsetTable(table.Path(), nil)
+	if err := back.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if off, _ := back.Offset(1); off != 1 {
+		t.Fatalf("persisted level 1 offset %d, want 1", off)
 	}
 }

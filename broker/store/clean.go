@@ -79,15 +79,15 @@ func (c *cleanService) deleteExpiredCommitLog() {
 	if manual {
 		c.manualDeleteTimes.Add(-1)
 	}
-	cleanAtOnce := s.cfg.CleanFileForciblyEnable && c.cleanImmediately.Load()
-	s.lg.Info("begin to delete before hours file", zap.Int("fileReservedTime", s.cfg.FileReservedTime),
+	cleanAtOnce := s.liveConfig().CleanFileForciblyEnable && c.cleanImmediately.Load()
+	s.lg.Info("begin to delete before hours file", zap.Int("fileReservedTime", s.liveConfig().FileReservedTime),
 		zap.Bool("timeup", timeUp), zap.Bool("spacefull", spaceFull), zap.Bool("cleanAtOnce", cleanAtOnce))
-	reserved := time.Duration(s.cfg.FileReservedTime) * time.Hour
+	reserved := time.Duration(s.liveConfig().FileReservedTime) * time.Hour
 	// The file queue compares with the wall clock; shift the threshold so
 	// that the store clock decides (identity with the default clock).
 	reserved -= s.opts.now().Sub(time.Now())
 	n := s.cl.MappedFileQueue().DeleteExpiredFileByTime(reserved,
-		time.Duration(s.cfg.DeleteCommitLogFilesInterval)*time.Millisecond, cleanAtOnce, deleteFilesBatchMax)
+		time.Duration(s.liveConfig().DeleteCommitLogFilesInterval)*time.Millisecond, cleanAtOnce, deleteFilesBatchMax)
 	if n == 0 && spaceFull {
 		s.lg.Warn("disk space will be full soon, but delete file failed")
 	}
@@ -97,9 +97,10 @@ func (c *cleanService) deleteExpiredCommitLog() {
 // one of the ';'-separated hours.
 func (c *cleanService) isTimeToDelete() bool {
 	hour := c.s.opts.now().Hour()
-	for _, w := range strings.Split(c.s.cfg.DeleteWhen, ";") {
+	deleteWhen := c.s.liveConfig().DeleteWhen
+	for _, w := range strings.Split(deleteWhen, ";") {
 		if h, err := strconv.Atoi(w); err == nil && h == hour {
-			c.s.lg.Info("it's time to reclaim disk space", zap.String("deleteWhen", c.s.cfg.DeleteWhen))
+			c.s.lg.Info("it's time to reclaim disk space", zap.String("deleteWhen", deleteWhen))
 			return true
 		}
 	}
@@ -111,7 +112,7 @@ func (c *cleanService) isTimeToDelete() bool {
 // diskMaxUsedSpaceRatio.
 func (c *cleanService) isSpaceToDelete() bool {
 	s := c.s
-	ratio := float64(s.cfg.DiskMaxUsedSpaceRatio) / 100.0
+	ratio := float64(s.liveConfig().DiskMaxUsedSpaceRatio) / 100.0
 	c.cleanImmediately.Store(false)
 	for _, p := range []struct{ name, path string }{{"physic", s.cfg.CommitLogDir()}, {"logics", s.cfg.ConsumeQueueDir()}} {
 		used := s.opts.diskUsage(p.path)
@@ -169,8 +170,8 @@ func (c *cleanService) deleteExpiredConsumeQueues() {
 	}
 	c.lastPhysicalMin = minOffset
 	for _, cq := range s.allQueues() {
-		if n := cq.DeleteExpiredFile(minOffset); n > 0 && s.cfg.DeleteConsumeQueueFilesInterval > 0 {
-			time.Sleep(time.Duration(s.cfg.DeleteConsumeQueueFilesInterval) * time.Millisecond)
+		if n := cq.DeleteExpiredFile(minOffset); n > 0 && s.liveConfig().DeleteConsumeQueueFilesInterval > 0 {
+			time.Sleep(time.Duration(s.liveConfig().DeleteConsumeQueueFilesInterval) * time.Millisecond)
 		}
 	}
 	s.idx.DeleteExpiredFile(minOffset)

@@ -115,6 +115,7 @@ type DefaultMessageStore struct {
 	reput            *reputService
 	stats            *storeStats
 	clean            *cleanService
+	live             liveCfg // settings UPDATE_BROKER_CONFIG changed (liveconfig.go)
 
 	services []*service.Service // started in Start, stopped in reverse
 	started  atomic.Bool
@@ -134,11 +135,14 @@ func Open(cfg *MessageStoreConfig, lg *zap.Logger, opts ...Option) (*DefaultMess
 		return nil, err
 	}
 	s := &DefaultMessageStore{cfg: cfg, lg: lg.Named("store"), cqTable: map[string]map[int32]*consumequeue.ConsumeQueue{}}
-	s.opts = options{now: time.Now, diskUsage: diskUsedFraction, cleanInitialDelay: time.Minute,
+	s.opts = options{now: time.Now, cleanInitialDelay: time.Minute,
 		diskCheckInterval: 10 * time.Second, warningRatio: 0.90, forciblyRatio: 0.85,
 		dispatchRetry: time.Second, dispatchMaxBackoff: 5 * time.Second}
 	for _, o := range opts {
 		o(&s.opts)
+	}
+	if s.opts.diskUsage == nil {
+		s.opts.diskUsage = s.storedFraction
 	}
 	if s.opts.totalMemory <= 0 {
 		s.opts.totalMemory = totalPhysicalMemory()
@@ -186,10 +190,7 @@ func (s *DefaultMessageStore) commitLogConfig() (commitlog.Config, error) {
 	cc.FlushLeastPages = c.FlushCommitLogLeastPages
 	cc.FlushThoroughInterval = time.Duration(c.FlushCommitLogThoroughInterval) * time.Millisecond
 	cc.SyncFlushTimeout = time.Duration(c.SyncFlushTimeout) * time.Millisecond
-	cc.WarmMappedFile = c.WarmMapedFileEnable
-	// No Java key: on unless warmMapedFileEnable already warms every file
-	// (see commitlog.Config.PrefaultNextFile for why it stays on).
-	cc.PrefaultNextFile = !c.WarmMapedFileEnable
+	cc.WarmMappedFile = c.WarmMapedFileEnable // replaces the warm-ahead window (commitlog.Config.WarmAhead)
 	table, maxLevel, err := commitlog.ParseDelayLevels(c.MessageDelayLevel)
 	if err != nil {
 		return cc, err

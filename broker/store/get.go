@@ -204,7 +204,7 @@ func copyRecords(recs []heldRecord, total int) ([]byte, [][]byte) {
 
 // memoryLimit is totalPhysicalMemory * accessMessageInMemoryMaxRatio / 100.
 func (s *DefaultMessageStore) memoryLimit() int64 {
-	return int64(float64(s.opts.totalMemory) * (float64(s.cfg.AccessMessageInMemoryMaxRatio) / 100.0))
+	return int64(float64(s.opts.totalMemory) * (float64(s.liveConfig().AccessMessageInMemoryMaxRatio) / 100.0))
 }
 
 // checkInDiskByCommitOffset reports whether the record at offsetPy is
@@ -221,9 +221,10 @@ func (s *DefaultMessageStore) isTheBatchFull(sizePy, maxMsgNums int32, bufferTot
 	if int(maxMsgNums) <= messageTotal {
 		return true
 	}
-	maxBytes, maxCount := s.cfg.MaxTransferBytesOnMessageInMemory, s.cfg.MaxTransferCountOnMessageInMemory
+	live := s.liveConfig()
+	maxBytes, maxCount := live.MaxTransferBytesOnMessageInMemory, live.MaxTransferCountOnMessageInMemory
 	if inDisk {
-		maxBytes, maxCount = s.cfg.MaxTransferBytesOnMessageInDisk, s.cfg.MaxTransferCountOnMessageInDisk
+		maxBytes, maxCount = live.MaxTransferBytesOnMessageInDisk, live.MaxTransferCountOnMessageInDisk
 	}
 	return bufferTotal+int(sizePy) > maxBytes || messageTotal > maxCount-1
 }

@@ -142,7 +142,7 @@ func (s *DefaultMessageStore) PutMessagesAsync(ms []*message.MessageExt, done fu
 		}
 		total += len(m.Body)
 	}
-	if total > s.cfg.MaxMessageSize {
+	if total > s.liveConfig().MaxMessageSize {
 		s.lg.Warn("putMessages body length too long", zap.Int("bodyLength", total))
 		done(commitlog.PutMessageResult{Status: commitlog.MessageIllegal})
 		return
@@ -163,7 +163,23 @@ func (s *DefaultMessageStore) afterPut(begin time.Time, topic string, done func(
 			s.lg.Warn("putMessage not in lock elapsed time", zap.Duration("took", elapsed))
 		}
 		s.stats.putDone(topic, r, elapsed)
+		s.markDiskFullOnWriteFailure(r.Status)
 		done(r)
+	}
+}
+
+// markDiskFullOnWriteFailure sets the disk-full flag when the CommitLog
+// could not create (reserve) its next file or a store into its mapping
+// faulted: both mean the filesystem has no block for it. Later puts then
+// get SERVICE_NOT_AVAILABLE at once instead of each retrying; the disk
+// check (isSpaceFull, every diskCheckInterval) clears the flag once usage
+// is back under the warning ratio, and the next put tries the file again.
+func (s *DefaultMessageStore) markDiskFullOnWriteFailure(st commitlog.PutMessageStatus) {
+	if st != commitlog.CreateMappedFileFailed && st != commitlog.UnknownError {
+		return
+	}
+	if s.flags.makeDiskFull() {
+		s.lg.Error("cannot write the commit log, so mark disk full", zap.Stringer("status", st))
 	}
 }
 
@@ -196,13 +212,16 @@ func (s *DefaultMessageStore) AppendToCommitLog(startOffset int64, data []byte) 
 }
 
 // TruncateCommitLog drops CommitLog data from offset on, the consume-queue
-// units pointing there, and rebuilds the queue offset table; the dispatcher
-// restarts at offset if it was beyond.
+// units and index entries pointing there, and rebuilds the queue offset
+// table; the dispatcher restarts at offset if it was beyond.
 func (s *DefaultMessageStore) TruncateCommitLog(offset int64) error {
 	if err := s.cl.Truncate(offset); err != nil {
 		return err
 	}
 	if err := s.truncateDirtyLogicFiles(offset); err != nil {
+		return err
+	}
+	if err := s.idx.Truncate(offset); err != nil {
 		return err
 	}
 	for {

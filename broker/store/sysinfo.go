@@ -35,7 +35,12 @@ func totalPhysicalMemory() int64 {
 
 // diskUsedFraction is the used fraction of the partition holding path,
 // rounded up to whole percents, or -1 when it cannot be measured.
-func diskUsedFraction(path string) float64 {
+func diskUsedFraction(path string) float64 { return diskUsedFractionLess(path, nil) }
+
+// diskUsedFractionLess is diskUsedFraction with the bytes that less(dev)
+// says are reserved but unwritten on device dev taken out of the used
+// space (nil: none).
+func diskUsedFractionLess(path string, less func(dev uint64) int64) float64 {
 	if path == "" {
 		return -1
 	}
@@ -49,6 +54,11 @@ func diskUsedFraction(path string) float64 {
 		return -1
 	}
 	used := total - int64(st.Bfree)*bs
+	if less != nil {
+		if dev, ok := deviceOf(path); ok {
+			used = max(used-less(dev), 0)
+		}
+	}
 	entire := used + int64(st.Bavail)*bs
 	if entire <= 0 {
 		return -1
@@ -58,4 +68,13 @@ func diskUsedFraction(path string) float64 {
 		round = 1
 	}
 	return float64(used*100/entire+round) / 100.0
+}
+
+// deviceOf is the device number of the filesystem holding path.
+func deviceOf(path string) (uint64, bool) {
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		return 0, false
+	}
+	return uint64(st.Dev), true //nolint:unconvert // Dev is uint32 on some platforms
 }

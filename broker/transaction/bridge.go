@@ -174,26 +174,72 @@ func (br *Bridge) getMessage(topic string, queueID int32, offset int64, nums int
 	return pr
 }
 
-// putMessage stores m and reports whether it was stored.
+// Confirmer is the optional store method that waits for the flush and
+// replication of the CommitLog up to end (store.DefaultMessageStore has
+// it). Without it a put's flush/slave verdict is taken as final.
+type Confirmer interface {
+	AwaitConfirmed(end int64) commitlog.PutMessageStatus
+}
+
+// putOutcome is what a bridge write achieved.
+type putOutcome int
+
+const (
+	putFailed      putOutcome = iota // nothing written
+	putUnconfirmed                   // appended; flush or slave confirmation missing
+	putConfirmed                     // PUT_OK: as durable as the store's mode promises
+)
+
+// put stores m and classifies the result.
 //
 // Java sets waitStoreMsgOK=false on every record the bridge writes (after
 // rendering the properties string, which keeps WAIT=true), so its store
-// answers PUT_OK without waiting for a flush or a slave. Our store reads
-// WAIT from the string and may wait; its flush/slave verdicts
-// (FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT, SLAVE_NOT_AVAILABLE) still mean
-// the record was appended, so they count as Java's PUT_OK here.
-func (br *Bridge) putMessage(m *message.MessageExt) (commitlog.PutMessageResult, bool) {
+// answers PUT_OK once the record is appended, flushed or not, replicated or
+// not. Here only PUT_OK from a put that waited counts as confirmed:
+// FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT and SLAVE_NOT_AVAILABLE mean the
+// record is in the CommitLog but a crash or failover may still lose it.
+func (br *Bridge) put(m *message.MessageExt) (commitlog.PutMessageResult, putOutcome) {
 	res := br.opts.Store.PutMessage(m)
 	switch res.Status {
+	case commitlog.PutOK:
+		if message.PropertyValue(m.PropertiesString, message.PropertyWaitStoreMsgOK) != "false" {
+			return res, putConfirmed
+		}
+		if br.confirm(putEnd(res)) { // the put did not wait
+			return res, putConfirmed
+		}
+		return res, putUnconfirmed
 	case commitlog.FlushDiskTimeout, commitlog.FlushSlaveTimeout, commitlog.SlaveNotAvailable:
-		res.Status = commitlog.PutOK
+		if _, ok := br.opts.Store.(Confirmer); !ok {
+			return res, putConfirmed
+		}
+		br.lg.Warn("transaction record written but not confirmed", zap.String("topic", m.Topic),
+			zap.Int32("queueId", m.QueueID), zap.Stringer("status", res.Status))
+		return res, putUnconfirmed
 	}
-	if res.Status != commitlog.PutOK {
-		br.lg.Error("put message failed", zap.String("topic", m.Topic), zap.Int32("queueId", m.QueueID),
-			zap.Stringer("status", res.Status))
-		return res, false
+	br.lg.Error("put message failed", zap.String("topic", m.Topic), zap.Int32("queueId", m.QueueID),
+		zap.Stringer("status", res.Status))
+	return res, putFailed
+}
+
+// putMessage stores m and reports whether the write is confirmed.
+func (br *Bridge) putMessage(m *message.MessageExt) (commitlog.PutMessageResult, bool) {
+	res, o := br.put(m)
+	return res, o == putConfirmed
+}
+
+// confirm waits once for the CommitLog up to end to be flushed and
+// replicated as the store's mode requires.
+func (br *Bridge) confirm(end int64) bool {
+	c, ok := br.opts.Store.(Confirmer)
+	if !ok {
+		return true
 	}
-	return res, true
+	return c.AwaitConfirmed(end) == commitlog.PutOK
+}
+
+func putEnd(r commitlog.PutMessageResult) int64 {
+	return r.Append.WroteOffset + int64(r.Append.WroteBytes)
 }
 
 // LookMessageByOffset decodes the record at a CommitLog offset (nil when

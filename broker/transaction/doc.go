@@ -36,10 +36,15 @@
 //
 // Known difference: Java writes the bridge's records (op, re-put, immunity
 // copy, discard) with waitStoreMsgOK=false set after their properties string
-// was rendered (the string keeps WAIT=true). The store here reads WAIT from
-// the string, so under SYNC_FLUSH / SYNC_MASTER these puts wait for the
-// flush / slave; a flush or slave verdict still counts as stored (bridge.go
-// putMessage), so only latency differs.
+// was rendered (the string keeps WAIT=true), so they count as stored once
+// appended. Here the puts wait for the flush / slave the store's mode
+// requires and only PUT_OK counts (bridge.go put). A re-put answered
+// FLUSH_DISK_TIMEOUT, FLUSH_SLAVE_TIMEOUT or SLAVE_NOT_AVAILABLE is written
+// but unconfirmed: the walk stops at its half without asking the producer
+// or moving the scan offset, and the next pass waits for that same copy
+// (Service.pending, in memory) instead of writing another; once confirmed,
+// the producer is asked and the walk ends at the copy. An unconfirmed op
+// record makes DeletePrepareMessage report false.
 //
 // Usage:
 //

@@ -6,12 +6,15 @@ package transaction
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
@@ -38,10 +41,29 @@ type Listener interface {
 type Service struct {
 	br *Bridge
 	lg *zap.Logger
+
+	mu      sync.Mutex                   // guards pending
+	pending map[halfSlot]unconfirmedCopy // re-puts written but not yet confirmed
+}
+
+// halfSlot names a half message by its queue and offset.
+type halfSlot struct {
+	queueID int32
+	offset  int64
+}
+
+// unconfirmedCopy is a re-put of a half message that the store appended but
+// has not confirmed as flushed/replicated. Until it is, the scan offset
+// stays at the original and nobody is asked about the copy; the next pass
+// waits for this copy again instead of writing another one.
+type unconfirmedCopy struct {
+	res commitlog.PutMessageResult
 }
 
 // NewService returns the service over br.
-func NewService(br *Bridge) *Service { return &Service{br: br, lg: br.lg} }
+func NewService(br *Bridge) *Service {
+	return &Service{br: br, lg: br.lg, pending: map[halfSlot]unconfirmedCopy{}}
+}
 
 // Bridge returns the service's bridge.
 func (s *Service) Bridge() *Bridge { return s.br }
@@ -89,6 +111,7 @@ type queueCheck struct {
 	l        Listener
 
 	start      int64           // ms
+	stopAt     int64           // half offsets from here on were written in this pass: stop there
 	halfOffset int64           // committed scan position of the half queue
 	opOffset   int64           // committed scan position of the op queue
 	removeMap  map[int64]int64 // half offset → op offset of resolved halves
@@ -111,7 +134,9 @@ func (q *queueCheck) run() {
 		q.s.lg.Error("check failed, op pull result is nil", zap.Int32("queueId", q.qid))
 		return
 	}
+	q.stopAt = math.MaxInt64
 	newOffset := q.walk()
+	q.s.forgetPendingBelow(q.qid, newOffset)
 	if newOffset != q.halfOffset {
 		br.updateConsumeOffset(HalfTopic, q.qid, newOffset)
 	}
@@ -131,6 +156,9 @@ func (q *queueCheck) walk() int64 {
 		if br.nowMillis()-q.start > maxProcessTime.Milliseconds() {
 			q.s.lg.Info("queue process time reached the limit", zap.Int32("queueId", q.qid))
 			break
+		}
+		if i >= q.stopAt {
+			break // a copy confirmed in this pass: as fresh as one written now
 		}
 		if opOff, ok := q.removeMap[i]; ok {
 			delete(q.removeMap, i)
@@ -180,8 +208,10 @@ func (q *queueCheck) decide(m *message.MessageExt, p *Props) (next, stop bool) {
 	immunity := q.timeout
 	if v, ok := p.Get(message.PropertyCheckImmunityTimeInSeconds); ok {
 		immunity = immunityTime(v, q.timeout)
-		if age < immunity && q.checkPrepareQueueOffset(m, p) {
-			return true, false
+		if age < immunity {
+			if settled, wait := q.checkPrepareQueueOffset(m, p); settled || wait {
+				return settled, wait
+			}
 		}
 	} else if age >= 0 && age < immunity {
 		return false, true // new arrival: check it later
@@ -196,8 +226,11 @@ func (q *queueCheck) decide(m *message.MessageExt, p *Props) (next, stop bool) {
 		}
 		return false, false
 	}
-	if !q.putBackHalfMsgQueue(m, p) {
+	switch q.putBackHalfMsgQueue(m, p) {
+	case putFailed:
 		return false, false
+	case putUnconfirmed:
+		return false, true // not settled: retried (confirmation only) next pass
 	}
 	q.l.ResolveHalfMsg(m, p)
 	return true, false
@@ -230,34 +263,78 @@ func (q *queueCheck) needSkip(m *message.MessageExt) bool {
 
 // putBackHalfMsgQueue re-puts the half message at the end of its queue and
 // points m at the copy (queue offset, CommitLog offset, msgId).
-func (q *queueCheck) putBackHalfMsgQueue(m *message.MessageExt, p *Props) bool {
-	res, ok := q.s.br.putMessage(renewHalfMessage(m, p))
-	if !ok {
-		return false
+func (q *queueCheck) putBackHalfMsgQueue(m *message.MessageExt, p *Props) putOutcome {
+	res, o := q.reput(m.QueueOffset, renewHalfMessage(m, p))
+	if o == putConfirmed {
+		m.QueueOffset = res.Append.LogicsOffset
+		m.CommitLogOffset = res.Append.WroteOffset
+		m.MsgID = res.Append.MsgID
 	}
-	m.QueueOffset = res.Append.LogicsOffset
-	m.CommitLogOffset = res.Append.WroteOffset
-	m.MsgID = res.Append.MsgID
-	return true
+	return o
 }
 
-// checkPrepareQueueOffset decides an immune half message: true when it is
-// settled (its original was resolved, or it was re-put for later).
-func (q *queueCheck) checkPrepareQueueOffset(m *message.MessageExt, p *Props) bool {
+// reput writes dup, the re-put of the half message at offset, unless an
+// earlier pass already wrote it and is waiting for its confirmation: then
+// it only waits again. An unconfirmed copy is remembered; a copy confirmed
+// late ends the walk at its offset, as a copy written in this pass does.
+func (q *queueCheck) reput(offset int64, dup *message.MessageExt) (commitlog.PutMessageResult, putOutcome) {
+	key := halfSlot{queueID: q.qid, offset: offset}
+	q.s.mu.Lock()
+	prev, waiting := q.s.pending[key]
+	q.s.mu.Unlock()
+	if waiting {
+		if !q.s.br.confirm(putEnd(prev.res)) {
+			return prev.res, putUnconfirmed
+		}
+		q.s.forget(key)
+		q.stopAt = min(q.stopAt, prev.res.Append.LogicsOffset)
+		return prev.res, putConfirmed
+	}
+	res, o := q.s.br.put(dup)
+	if o == putUnconfirmed {
+		q.s.mu.Lock()
+		q.s.pending[key] = unconfirmedCopy{res: res}
+		q.s.mu.Unlock()
+	}
+	return res, o
+}
+
+func (s *Service) forget(key halfSlot) {
+	s.mu.Lock()
+	delete(s.pending, key)
+	s.mu.Unlock()
+}
+
+// forgetPendingBelow drops the unconfirmed copies of halves the scan has
+// moved past (resolved by an op record meanwhile, or discarded).
+func (s *Service) forgetPendingBelow(queueID int32, offset int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.pending {
+		if k.queueID == queueID && k.offset < offset {
+			delete(s.pending, k)
+		}
+	}
+}
+
+// checkPrepareQueueOffset decides an immune half message: settled when its
+// original was resolved or it was re-put for later; wait when the re-put
+// is written but not confirmed (the walk stops there until it is).
+func (q *queueCheck) checkPrepareQueueOffset(m *message.MessageExt, p *Props) (settled, wait bool) {
 	v, ok := p.Get(message.PropertyTransactionPreparedQueueOffset)
 	if ok {
 		prepared := parseLong(v)
 		if prepared == -1 {
-			return false
+			return false, false
 		}
 		if opOff, found := q.removeMap[prepared]; found {
 			delete(q.removeMap, prepared)
 			q.doneOp = append(q.doneOp, opOff)
-			return true
+			return true, false
 		}
 	}
-	_, put := q.s.br.putMessage(renewImmunityHalfMessage(m, p))
-	return put
+	_, o := q.reput(m.QueueOffset, renewImmunityHalfMessage(m, p))
+	return o == putConfirmed, o == putUnconfirmed
 }
 
 // fillOpRemoveMap reads up to 32 op records from offset into removeMap (or

@@ -60,11 +60,18 @@ func (r *recorder) counts() (int, int) {
 
 var brokerHost = netip.MustParseAddrPort("127.0.0.1:10911")
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvWith(t, nil, nil) }
+
+// newEnvWith is newEnv with the store configuration adjusted and the
+// bridge's store wrapped (either may be nil).
+func newEnvWith(t *testing.T, adjust func(*store.MessageStoreConfig), wrap func(*store.DefaultMessageStore) transaction.Store) *env {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := store.NewMessageStoreConfig()
 	cfg.StorePathRootDir = dir
+	if adjust != nil {
+		adjust(cfg)
+	}
 	lg := zaptest.NewLogger(t)
 	st, err := store.Open(cfg, lg)
 	if err != nil {
@@ -76,7 +83,11 @@ func newEnv(t *testing.T) *env {
 	t.Cleanup(func() { _ = st.Shutdown(context.Background()) })
 	offs := offset.New(filepath.Join(dir, "config", "consumerOffset.json"), lg)
 	topics := topic.New(topic.Options{BrokerClusterName: "c", BrokerName: "b", DefaultTopicQueueNums: 4}, filepath.Join(dir, "config", "topics.json"), lg)
-	br := transaction.NewBridge(transaction.Options{Store: st, Offsets: offs, Topics: topics,
+	var bst transaction.Store = st
+	if wrap != nil {
+		bst = wrap(st)
+	}
+	br := transaction.NewBridge(transaction.Options{Store: bst, Offsets: offs, Topics: topics,
 		StoreHost: func() netip.AddrPort { return brokerHost }, Logger: lg})
 	return &env{st: st, offs: offs, topics: topics, svc: transaction.NewService(br), l: &recorder{}}
 }

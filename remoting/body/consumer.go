@@ -76,16 +76,16 @@ func (l *LockBatchRequestBody) Encode() []byte {
 // DecodeLockBatchRequestBody reads a LOCK_BATCH_MQ or UNLOCK_BATCH_MQ body.
 func DecodeLockBatchRequestBody(data []byte) (*LockBatchRequestBody, error) {
 	var raw struct {
-		ConsumerGroup  string         `json:"consumerGroup"`
-		ClientID       string         `json:"clientId"`
+		ConsumerGroup  lstr           `json:"consumerGroup"`
+		ClientID       lstr           `json:"clientId"`
 		MqSet          []MessageQueue `json:"mqSet"`
-		OnlyThisBroker bool           `json:"onlyThisBroker"`
+		OnlyThisBroker lbool          `json:"onlyThisBroker"`
 	}
 	if err := decodeFastjsonNumbers(data, &raw); err != nil {
 		return nil, fmt.Errorf("body: lock batch request: %w", err)
 	}
-	return &LockBatchRequestBody{ConsumerGroup: raw.ConsumerGroup, ClientID: raw.ClientID,
-		MqSet: raw.MqSet, OnlyThisBroker: raw.OnlyThisBroker}, nil
+	return &LockBatchRequestBody{ConsumerGroup: string(raw.ConsumerGroup), ClientID: string(raw.ClientID),
+		MqSet: raw.MqSet, OnlyThisBroker: bool(raw.OnlyThisBroker)}, nil
 }
 
 // LockBatchResponseBody is {"lockOKMQSet":[...]}. The broker's set is a
@@ -238,11 +238,7 @@ func DecodeConsumerConnection(data []byte) (*ConsumerConnection, error) {
 		MessageModel: raw.MessageModel, ConsumeFromWhere: raw.ConsumeFromWhere,
 		SubscriptionTable: make(map[string]SubscriptionData, len(raw.SubscriptionTable))}
 	for topic, rs := range raw.SubscriptionTable {
-		sd, err := rs.convert()
-		if err != nil {
-			return nil, fmt.Errorf("body: consumer connection %s: %w", topic, err)
-		}
-		c.SubscriptionTable[topic] = sd
+		c.SubscriptionTable[topic] = rs.convert()
 	}
 	return c, nil
 }
@@ -348,19 +344,16 @@ func (c *CheckClientRequestBody) Encode() []byte {
 // DecodeCheckClientRequestBody reads the body.
 func DecodeCheckClientRequestBody(data []byte) (*CheckClientRequestBody, error) {
 	var raw struct {
-		ClientID         string               `json:"clientId"`
-		Group            string               `json:"group"`
+		ClientID         lstr                 `json:"clientId"`
+		Group            lstr                 `json:"group"`
 		SubscriptionData *rawSubscriptionData `json:"subscriptionData"`
 	}
 	if err := decodeFastjsonNumbers(data, &raw); err != nil {
 		return nil, fmt.Errorf("body: check client request: %w", err)
 	}
-	c := &CheckClientRequestBody{ClientID: raw.ClientID, Group: raw.Group}
+	c := &CheckClientRequestBody{ClientID: string(raw.ClientID), Group: string(raw.Group)}
 	if raw.SubscriptionData != nil {
-		sd, err := raw.SubscriptionData.convert()
-		if err != nil {
-			return nil, fmt.Errorf("body: check client request: %w", err)
-		}
+		sd := raw.SubscriptionData.convert()
 		c.SubscriptionData = &sd
 	}
 	return c, nil
@@ -535,11 +528,7 @@ func DecodeConsumerRunningInfo(data []byte) (*ConsumerRunningInfo, error) {
 		info.Properties[k] = anyString(v)
 	}
 	for _, rs := range raw.SubscriptionSet {
-		sd, err := rs.convert()
-		if err != nil {
-			return nil, fmt.Errorf("body: consumer running info: %w", err)
-		}
-		info.SubscriptionSet = append(info.SubscriptionSet, sd)
+		info.SubscriptionSet = append(info.SubscriptionSet, rs.convert())
 	}
 	mq, err := mqKeyed(raw.MqTable)
 	if err != nil {

@@ -13,6 +13,15 @@
 // iteration order of the Java hash table that held them (SortJavaHashOrder),
 // integer keys bare unless the standard form is asked for.
 //
+// fastjson also converts between JSON types where a Java field asks for it,
+// and clients other than the Java one depend on that (the C++ client writes
+// heartbeat enums as ordinals and subVersion as a string). Client bodies
+// read their fields through the lenient types of lenient.go (enum names or
+// ordinals, numbers and booleans as strings, absent fields as Java
+// defaults); bodies from servers and admin tools are read strictly first
+// and leniently only when that fails, so canonical input costs nothing
+// more.
+//
 // Name-server bodies (route.go, cluster.go, register.go, kv.go, topiclist.go)
 // follow the 4.9.8 classes TopicRouteData, ClusterInfo, RegisterBrokerBody,
 // TopicConfigSerializeWrapper, KVTable and TopicList.

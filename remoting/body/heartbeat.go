@@ -1,9 +1,7 @@
 package body
 
 import (
-	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 
 	jsoniter "github.com/json-iterator/go"
@@ -13,10 +11,14 @@ import (
 // ConsumerData and SubscriptionData, common/protocol/heartbeat in 4.9.8).
 // The broker only reads heartbeats, but it writes SubscriptionData back in
 // GET_CONSUMER_CONNECTION_LIST answers, so SubscriptionData encodes
-// byte-exact. Decoding accepts both client shapes:
+// byte-exact. Decoding accepts every client's shape, as fastjson does:
 //
 //	Java: "codeSet":[2598919,2598920], "subVersion":1795966620638   (ms)
 //	Go:   "codeSet":["2598919","2598920"], "subVersion":1795966569048119794 (ns)
+//	C++:  "consumeType":1, "messageModel":1, "consumeFromWhere":4 (ordinals),
+//	      "subVersion":"1796136456649", no expressionType/tagsSet/codeSet/
+//	      unitMode, only the data set it has, a newline after the body
+//	Node: "subVersion":1796136118797, no expressionType (ali-ons)
 
 // ConsumeType values (heartbeat ConsumeType enum).
 const (
@@ -79,62 +81,62 @@ type HeartbeatData struct {
 	WithoutSub           bool  // 5.x V2 only (isWithoutSub)
 }
 
+// The raw types read a body the way fastjson does (lenient.go): any JSON
+// type that converts, enum names or ordinals, absent fields as Java
+// defaults, unknown fields ignored.
 type rawSubscriptionData struct {
-	ClassFilterMode bool     `json:"classFilterMode"`
-	Topic           string   `json:"topic"`
-	SubString       string   `json:"subString"`
-	TagsSet         []string `json:"tagsSet"`
-	CodeSet         []any    `json:"codeSet"`
-	SubVersion      any      `json:"subVersion"`
-	ExpressionType  *string  `json:"expressionType"`
+	ClassFilterMode lbool    `json:"classFilterMode"`
+	Topic           lstr     `json:"topic"`
+	SubString       lstr     `json:"subString"`
+	TagsSet         []lstr   `json:"tagsSet"`
+	CodeSet         []lint32 `json:"codeSet"`
+	SubVersion      lint64   `json:"subVersion"`
+	ExpressionType  *lstr    `json:"expressionType"`
 }
 
 type rawConsumerData struct {
-	GroupName           string                `json:"groupName"`
-	ConsumeType         string                `json:"consumeType"`
-	MessageModel        string                `json:"messageModel"`
-	ConsumeFromWhere    string                `json:"consumeFromWhere"`
-	SubscriptionDataSet []rawSubscriptionData `json:"subscriptionDataSet"`
-	UnitMode            bool                  `json:"unitMode"`
+	GroupName           lstr                        `json:"groupName"`
+	ConsumeType         lenum[consumeTypeEnum]      `json:"consumeType"`
+	MessageModel        lenum[messageModelEnum]     `json:"messageModel"`
+	ConsumeFromWhere    lenum[consumeFromWhereEnum] `json:"consumeFromWhere"`
+	SubscriptionDataSet []rawSubscriptionData       `json:"subscriptionDataSet"`
+	UnitMode            lbool                       `json:"unitMode"`
 }
 
 type rawHeartbeatData struct {
-	ClientID             string            `json:"clientID"`
+	ClientID             lstr              `json:"clientID"`
 	ProducerDataSet      []rawProducerData `json:"producerDataSet"`
 	ConsumerDataSet      []rawConsumerData `json:"consumerDataSet"`
-	HeartbeatFingerprint int32             `json:"heartbeatFingerprint"`
-	WithoutSub           bool              `json:"withoutSub"`
-	IsWithoutSub         bool              `json:"isWithoutSub"`
+	HeartbeatFingerprint lint32            `json:"heartbeatFingerprint"`
+	WithoutSub           lbool             `json:"withoutSub"`
+	IsWithoutSub         lbool             `json:"isWithoutSub"`
 }
 
 // rawProducerData is the JSON shape of ProducerData.
 type rawProducerData struct {
-	GroupName string `json:"groupName"`
+	GroupName lstr `json:"groupName"`
 }
 
-// DecodeHeartbeatData reads a HEART_BEAT body from a Java or Go client.
+// DecodeHeartbeatData reads a HEART_BEAT body from any client.
 func DecodeHeartbeatData(data []byte) (*HeartbeatData, error) {
 	var raw rawHeartbeatData
 	if err := decodeFastjsonNumbers(data, &raw); err != nil {
 		return nil, fmt.Errorf("body: heartbeat: %w", err)
 	}
 	h := &HeartbeatData{
-		ClientID:             raw.ClientID,
-		HeartbeatFingerprint: raw.HeartbeatFingerprint,
-		WithoutSub:           raw.WithoutSub || raw.IsWithoutSub,
+		ClientID:             string(raw.ClientID),
+		HeartbeatFingerprint: int32(raw.HeartbeatFingerprint),
+		WithoutSub:           bool(raw.WithoutSub || raw.IsWithoutSub),
 	}
 	for _, p := range raw.ProducerDataSet {
-		h.ProducerDataSet = append(h.ProducerDataSet, ProducerData(p))
+		h.ProducerDataSet = append(h.ProducerDataSet, ProducerData{GroupName: string(p.GroupName)})
 	}
 	for _, c := range raw.ConsumerDataSet {
-		cd := ConsumerData{GroupName: c.GroupName, ConsumeType: c.ConsumeType, MessageModel: c.MessageModel,
-			ConsumeFromWhere: c.ConsumeFromWhere, UnitMode: c.UnitMode}
+		cd := ConsumerData{GroupName: string(c.GroupName), ConsumeType: string(c.ConsumeType),
+			MessageModel: string(c.MessageModel), ConsumeFromWhere: string(c.ConsumeFromWhere),
+			UnitMode: bool(c.UnitMode)}
 		for _, rs := range c.SubscriptionDataSet {
-			sd, err := rs.convert()
-			if err != nil {
-				return nil, fmt.Errorf("body: heartbeat group %s: %w", c.GroupName, err)
-			}
-			cd.SubscriptionDataSet = append(cd.SubscriptionDataSet, sd)
+			cd.SubscriptionDataSet = append(cd.SubscriptionDataSet, rs.convert())
 		}
 		h.ConsumerDataSet = append(h.ConsumerDataSet, cd)
 	}
@@ -147,32 +149,21 @@ func DecodeSubscriptionData(data []byte) (*SubscriptionData, error) {
 	if err := decodeFastjsonNumbers(data, &raw); err != nil {
 		return nil, fmt.Errorf("body: subscription data: %w", err)
 	}
-	sd, err := raw.convert()
-	if err != nil {
-		return nil, err
-	}
+	sd := raw.convert()
 	return &sd, nil
 }
 
-func (r *rawSubscriptionData) convert() (SubscriptionData, error) {
-	sd := SubscriptionData{ClassFilterMode: r.ClassFilterMode, Topic: r.Topic, SubString: r.SubString,
-		TagsSet: r.TagsSet, ExpressionType: "TAG"}
+func (r *rawSubscriptionData) convert() SubscriptionData {
+	sd := SubscriptionData{ClassFilterMode: bool(r.ClassFilterMode), Topic: string(r.Topic),
+		SubString: string(r.SubString), TagsSet: strs(r.TagsSet), SubVersion: int64(r.SubVersion),
+		ExpressionType: "TAG"}
 	if r.ExpressionType != nil {
-		sd.ExpressionType = *r.ExpressionType
+		sd.ExpressionType = string(*r.ExpressionType)
 	}
-	v, err := jsonLong(r.SubVersion)
-	if err != nil {
-		return sd, fmt.Errorf("subVersion: %w", err)
-	}
-	sd.SubVersion = v
 	for _, c := range r.CodeSet {
-		n, err := jsonLong(c)
-		if err != nil {
-			return sd, fmt.Errorf("codeSet: %w", err)
-		}
-		sd.CodeSet = append(sd.CodeSet, int32(n))
+		sd.CodeSet = append(sd.CodeSet, int32(c))
 	}
-	return sd, nil
+	return sd
 }
 
 // numberAPI decodes untyped numbers as json.Number, so nanosecond
@@ -186,25 +177,6 @@ func decodeFastjsonNumbers(data []byte, v any) error {
 		return err
 	}
 	return numberAPI.Unmarshal(norm, v)
-}
-
-// jsonLong reads a JSON number or a string holding one (the Go client quotes
-// codeSet entries); null is 0.
-func jsonLong(v any) (int64, error) {
-	switch x := v.(type) {
-	case nil:
-		return 0, nil
-	case json.Number:
-		return strconv.ParseInt(string(x), 10, 64)
-	case float64:
-		if x != math.Trunc(x) || math.Abs(x) > 1<<63 {
-			return 0, fmt.Errorf("not an integer: %v", x)
-		}
-		return int64(x), nil
-	case string:
-		return strconv.ParseInt(x, 10, 64)
-	}
-	return 0, fmt.Errorf("unexpected %T", v)
 }
 
 // Encode writes the body as the Java client's fastjson does (fields in

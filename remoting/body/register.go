@@ -200,7 +200,11 @@ func DecodeRegisterBrokerBody(data []byte, compressed bool) (*RegisterBrokerBody
 	if !compressed {
 		var r RegisterBrokerBody
 		if err := decodeFastjson(data, &r); err != nil {
-			return nil, err
+			lr, lerr := decodeRegisterBrokerBodyLenient(data)
+			if lerr != nil {
+				return nil, err
+			}
+			r = *lr
 		}
 		for name, tc := range r.TopicConfigSerializeWrapper.TopicConfigTable {
 			if tc.TopicName == "" {

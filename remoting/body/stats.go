@@ -21,6 +21,21 @@ type MessageQueue struct {
 	Topic      string `json:"topic"`
 }
 
+// UnmarshalJSON reads a MessageQueue as fastjson does: queueId may be a
+// string holding the number, names may be numbers (lenient.go).
+func (mq *MessageQueue) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		BrokerName lstr   `json:"brokerName"`
+		QueueID    lint32 `json:"queueId"`
+		Topic      lstr   `json:"topic"`
+	}
+	if err := jsonAPI.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*mq = MessageQueue{BrokerName: string(raw.BrokerName), QueueID: int32(raw.QueueID), Topic: string(raw.Topic)}
+	return nil
+}
+
 // HashCode is MessageQueue.hashCode (Eclipse-style prime 31 over brokerName,
 // queueId, topic).
 func (mq MessageQueue) HashCode() int32 {

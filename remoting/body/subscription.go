@@ -32,11 +32,16 @@ func NewSubscriptionGroupConfig(group string) SubscriptionGroupConfig {
 }
 
 // UnmarshalJSON starts from Java's defaults so fields absent from the JSON
-// keep them, as fastjson leaves a freshly constructed bean's fields.
+// keep them, as fastjson leaves a freshly constructed bean's fields. A body
+// the strict decoder refuses is read again as fastjson would (numbers and
+// booleans as strings, lenient.go) before the first error is returned.
 func (s *SubscriptionGroupConfig) UnmarshalJSON(data []byte) error {
 	type plain SubscriptionGroupConfig
 	p := plain(NewSubscriptionGroupConfig(""))
 	if err := jsonAPI.Unmarshal(data, &p); err != nil {
+		if s.unmarshalLenient(data) == nil {
+			return nil
+		}
 		return err
 	}
 	*s = SubscriptionGroupConfig(p)

@@ -3,6 +3,7 @@ package codec
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"math"
 
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -111,6 +112,7 @@ func (f *keyFilter) add(k string) bool {
 // knows k is new, which skips the search.
 func (l *headerLayout) addExtKey(k string, at int, null, same, maybeDup bool) {
 	if maybeDup {
+		l.indexExt()
 		if i := l.extIndex(k); i >= 0 {
 			l.dups = true
 			if !same || l.extOrder[i].null() != null {
@@ -125,8 +127,52 @@ func (l *headerLayout) addExtKey(k string, at int, null, same, maybeDup bool) {
 	l.extOrder = append(l.extOrder, e)
 }
 
+// extIndexMin is the length of the ext order from which extIndex looks keys
+// up by hash instead of scanning: a header of many repeated keys must decode
+// and encode in linear time (it is decoded on the connection's event loop).
+const extIndexMin = 32
+
+// extHashSeed seeds the key hashes, so a client cannot pick colliding keys.
+var extHashSeed = maphash.MakeSeed()
+
+// indexExt brings extHashes up to date with the ext order once that is long.
+// Only the decoder calls it: a decoded layout is read-only afterwards.
+func (l *headerLayout) indexExt() {
+	if len(l.extOrder) < extIndexMin {
+		return
+	}
+	if l.extHashes == nil {
+		l.extHashes = make(map[uint64]int32, 2*len(l.extOrder))
+	}
+	for ; l.extHashN < len(l.extOrder); l.extHashN++ {
+		h := maphash.String(extHashSeed, l.extName(l.extOrder[l.extHashN]))
+		if _, ok := l.extHashes[h]; !ok {
+			l.extHashes[h] = int32(l.extHashN)
+		}
+	}
+}
+
+// reindexExt indexes a long ext order from scratch once decoding is done:
+// src is then final (JSON keys with escapes read differently before), and
+// the encoder looks keys up too.
+func (l *headerLayout) reindexExt() {
+	clear(l.extHashes)
+	l.extHashN = 0
+	l.indexExt()
+}
+
 // extIndex returns the position of k in the ext order, or -1.
 func (l *headerLayout) extIndex(k string) int {
+	if l.extHashes != nil && l.extHashN == len(l.extOrder) {
+		i, ok := l.extHashes[maphash.String(extHashSeed, k)]
+		if !ok {
+			return -1
+		}
+		if l.extName(l.extOrder[i]) == k {
+			return int(i)
+		}
+		// a hash collision (about never): scan
+	}
 	for i, e := range l.extOrder {
 		if e.n&^extNull == uint32(len(k)) && l.extName(e) == k {
 			return i

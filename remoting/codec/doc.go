@@ -37,6 +37,9 @@
 //     was in a form Java or the Go client writes. The encoder always rebuilds
 //     the bytes from the fields; changed fields show up in the output.
 //   - Commands built in Go encode exactly as Java's RemotingCommand would.
+//   - A JSON extFields value that is not a string (numbers and booleans from
+//     the C++ client and ali-ons, or any other JSON value) reads as the text
+//     Java's fastjson makes of it (json_value.go); null reads as absent.
 //   - Body aliases the decoded frame; every string is a copy. Decode makes
 //     one copy of the header (of the ext section for ROCKETMQ) and every
 //     decoded string is a substring of it: JSON escapes are decoded in place

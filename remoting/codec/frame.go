@@ -80,6 +80,7 @@ func Decode(frame []byte) (*RemotingCommand, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.lay.reindexExt()
 	d.cmd.SerializeType = st
 	if body := frame[minFrameLen+hl:]; len(body) > 0 {
 		d.cmd.Body = body

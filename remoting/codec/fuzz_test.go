@@ -7,12 +7,16 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
 // fuzzSeeds returns the testdata frames plus damaged variants of them.
 func fuzzSeeds(f testing.TB) [][]byte {
 	files, _ := filepath.Glob(filepath.Join(testdataFrames, "*.bin"))
+	clients, _ := filepath.Glob(filepath.Join("testdata", "clients", "*.bin")) // C++, ali-ons, ACL
+	files = append(files, clients...)
 	var seeds [][]byte
 	for _, name := range files {
 		b, err := os.ReadFile(name)
@@ -33,6 +37,8 @@ func fuzzSeeds(f testing.TB) [][]byte {
 	seeds = append(seeds,
 		jsonFrame(`{"code":105,"language":"GO","version":317,"opaque":1,"flag":0,"remark":"","extFields":{"topic":"TopicTest"}}`, ""),
 		jsonFrame(` {"code":1,"x":[{"a":null}],"extFields":{"a":"\u00e9\ud83d\ude00"}} `, "b"),
+		jsonFrame(`{"code":1,"extFields":{"a":1.5e-7,"b":{"y":[1,2.50,null,{}],"x":-0},"c":false,"d":null,"e":-007}}`, ""),
+		manyKeysFrame(40), // past extIndexMin, with repeats
 		[]byte{0, 0, 0, 4, 1, 0, 0, 0},
 	)
 	return seeds
@@ -171,4 +177,16 @@ func TestCodecRandomMutations(t *testing.T) {
 		}
 		checkRoundTrip(t, s)
 	}
+}
+
+// manyKeysFrame is a JSON header of n distinct keys followed by repeats of
+// the first few: the same value, a new one, an escaped name, a number, null.
+func manyKeysFrame(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"code":1,"extFields":{`)
+	for i := range n {
+		b.WriteString(`"k` + strconv.Itoa(i) + `":"v` + strconv.Itoa(i) + `",`)
+	}
+	b.WriteString(`"k0":"v0","k1":"x","k\u0032":"y","k3":3,"k4":null}}`)
+	return jsonFrame(b.String(), "")
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 
@@ -134,7 +135,7 @@ func (p *jsonParser) field(c *RemotingCommand, k string, kStart, kEnd int) error
 		id, err = keyLanguage, p.language(c)
 	case "remark":
 		id = keyRemark
-		c.Remark, err = p.optStr()
+		c.Remark, err = p.remark()
 	case "serializeTypeCurrentRPC":
 		id = keySerializeType
 		p.lay.stName, err = p.optStr()
@@ -215,13 +216,20 @@ func (p *jsonParser) literal() (string, bool) {
 	return "", false
 }
 
-// int32 reads an integer field; null leaves 0.
+// int32 reads an integer field. Beyond a JSON integer it takes what
+// fastjson puts into a Java int field: null and false as 0, true as 1, and
+// a string holding an integer ("105", "+105", "105.0"; "" and "null" are
+// 0). A number with a fraction or an exponent is refused (fastjson cuts
+// 105.7 to 105 and wraps 1e10), as is any value outside int32.
 func (p *jsonParser) int32(dst *int32) error {
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		return p.quotedInt32(dst)
+	}
 	if lit, ok := p.literal(); ok {
-		if lit != "null" {
-			return malformed(p, "expected a number")
-		}
 		*dst = 0
+		if lit == "true" {
+			*dst = 1
+		}
 		p.lay.exact = false
 		return nil
 	}
@@ -254,6 +262,45 @@ func (p *jsonParser) int32(dst *int32) error {
 	return nil
 }
 
+// quotedInt32 reads an int field written as a JSON string, as fastjson
+// parses it: an optional sign, digits and an all-zero fraction.
+func (p *jsonParser) quotedInt32(dst *int32) error {
+	start := p.i
+	s, err := p.strCopy()
+	if err != nil {
+		return err
+	}
+	p.lay.exact = false
+	if s == "" || s == "null" {
+		*dst = 0
+		return nil
+	}
+	neg := false
+	if s[0] == '+' || s[0] == '-' {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 && strings.Trim(s[i+1:], "0") == "" {
+		s = s[:i]
+	}
+	var v int64
+	ok := s != ""
+	for i := 0; i < len(s) && ok; i++ {
+		ok = s[i] >= '0' && s[i] <= '9'
+		if v = v*10 + int64(s[i]-'0'); v > 1<<31 {
+			ok = false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	if !ok || v > 1<<31-1 {
+		p.i = start
+		return malformed(p, "not an int32 string")
+	}
+	*dst = int32(v)
+	return nil
+}
+
 func (p *jsonParser) language(c *RemotingCommand) error {
 	if p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
 		var n int32
@@ -274,6 +321,17 @@ func (p *jsonParser) language(c *RemotingCommand) error {
 		p.lay.langName = name
 	}
 	return nil
+}
+
+// remark reads the remark: a string, null (""), or any other value as the
+// text fastjson makes of it for a String field (as for extFields values).
+func (p *jsonParser) remark() (string, error) {
+	if p.i < len(p.s) && p.s[p.i] == '"' {
+		return p.str()
+	}
+	p.lay.exact = false
+	v, _, err := p.extNonString()
+	return v, err
 }
 
 // optStr reads a string or null ("").
@@ -331,8 +389,9 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 }
 
 // extValue stores one custom-header value found at kAt. Java and Go only
-// send strings; numbers and booleans are kept as their text, null drops the
-// key. isNew means k is certainly not a repeat.
+// send strings; other clients send numbers and booleans too, which take the
+// text fastjson gives them (json_value.go); null drops the key. isNew means
+// k is certainly not a repeat.
 func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool) error {
 	if p.i < len(p.s) && p.s[p.i] == '"' {
 		v, err := p.str()
@@ -350,17 +409,19 @@ func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool
 		return nil
 	}
 	p.lay.exact = false
-	start := p.i
-	if lit, ok := p.literal(); ok {
-		if lit == "null" {
-			delete(m, k)
-			return nil
-		}
-	} else if err := p.skipNumber(); err != nil {
+	v, ok, err := p.extNonString()
+	if err != nil {
 		return err
 	}
-	m[k] = p.keep(start, p.i)
-	p.lay.addExtKey(k, kAt, false, false, true)
+	if !ok {
+		delete(m, k)
+		return nil
+	}
+	// like a string: search the order for a repeat only when the map has
+	// the key, so that a header of many keys costs linear time
+	_, had := m[k]
+	m[k] = v
+	p.lay.addExtKey(k, kAt, false, false, had)
 	return nil
 }
 
@@ -526,10 +587,17 @@ func (p *jsonParser) escape(buf []byte) ([]byte, error) {
 		return buf, malformed(p, "truncated escape")
 	}
 	e := p.s[p.i+1]
+	if e == 'x' {
+		return p.hexEscape(buf)
+	}
 	if e != 'u' {
 		r := shortEscapes[e]
 		if r == 0 {
-			return buf, malformed(p, "bad escape")
+			var ok bool
+			if r, ok = fastjsonEscape(e); !ok {
+				return buf, malformed(p, "bad escape")
+			}
+			p.javaOK, p.goOK = false, false
 		}
 		if e == '/' {
 			p.javaOK, p.goOK = false, false
@@ -559,6 +627,53 @@ func (p *jsonParser) escape(buf []byte) ([]byte, error) {
 		p.javaOK, p.goOK = false, false
 	}
 	return utf8.AppendRune(buf, r), nil
+}
+
+// fastjsonEscape decodes the escapes fastjson reads beyond JSON's: \' \v
+// \F, and \0 to \7 for the characters 0 to 7. Neither writer emits them.
+func fastjsonEscape(e byte) (byte, bool) {
+	switch {
+	case e == '\'':
+		return '\'', true
+	case e == 'v':
+		return '\v', true
+	case e == 'F':
+		return '\f', true
+	case e >= '0' && e <= '7':
+		return e - '0', true
+	}
+	return 0, false
+}
+
+// hexEscape decodes fastjson's \xHH (the character U+00HH) at p.i; its
+// UTF-8 form is at most 2 bytes, shorter than the escape.
+func (p *jsonParser) hexEscape(buf []byte) ([]byte, error) {
+	if p.i+4 > len(p.s) {
+		return buf, malformed(p, "truncated \\x escape")
+	}
+	var r rune
+	for _, b := range []byte(p.s[p.i+2 : p.i+4]) {
+		d := hexDigit(b)
+		if d < 0 {
+			return buf, malformed(p, "bad \\x escape")
+		}
+		r = r<<4 | rune(d)
+	}
+	p.i += 4
+	p.javaOK, p.goOK = false, false
+	return utf8.AppendRune(buf, r), nil
+}
+
+func hexDigit(b byte) int {
+	switch {
+	case b >= '0' && b <= '9':
+		return int(b - '0')
+	case b >= 'a' && b <= 'f':
+		return int(b - 'a' + 10)
+	case b >= 'A' && b <= 'F':
+		return int(b - 'A' + 10)
+	}
+	return -1
 }
 
 // hex4 decodes four hex digits at s[i:], reporting whether upper- or
@@ -605,8 +720,10 @@ func goEscapes(r rune) bool {
 }
 
 // extCountHint estimates the entries of the extFields object starting at
-// rest: the "key":"value" separators before the object's likely end. It only
-// sizes the map, so an odd value containing "} or ":" merely costs a regrow.
+// rest: the "key": separators followed by a value (a string, or the number
+// or boolean the C++ client and ali-ons write) before the object's likely
+// end. It only sizes the map, so an odd value containing "} or ":" merely
+// costs a regrow.
 func extCountHint(rest string) int {
 	n := 0
 	for i := 0; i+2 < len(rest); i++ {
@@ -616,9 +733,13 @@ func extCountHint(rest string) int {
 		if rest[i+1] == '}' {
 			break
 		}
-		if rest[i+1] == ':' && rest[i+2] == '"' {
+		if rest[i+1] == ':' && valueStart[rest[i+2]] {
 			n++
 		}
 	}
 	return n
 }
+
+// valueStart marks the bytes a compact JSON scalar value starts with.
+var valueStart = [256]bool{'"': true, '-': true, 't': true, 'f': true,
+	'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true}

@@ -74,6 +74,10 @@ type headerLayout struct {
 	extOrder []extKey
 	dups     bool       // extOrder names a key more than once
 	extBuf   [16]extKey // backing store for small headers
+	// extHashes maps the seeded hash of a key to its first position in
+	// extOrder[:extHashN], once extOrder is long (indexExt); nil before.
+	extHashes map[uint64]int32
+	extHashN  int
 }
 
 func (l *headerLayout) hasKey(k uint8) bool {

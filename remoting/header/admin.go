@@ -133,9 +133,12 @@ type DeleteAccessConfigRequestHeader struct {
 }
 
 // UpdateGlobalWhiteAddrsConfigRequestHeader is UPDATE_GLOBAL_WHITE_ADDRS_CONFIG (53).
+// Java marks aclFileFullPath @CFNotNull, but 4.9.8's mqadmin leaves it out
+// unless -f is given and the broker, whose decoder only logs a missing
+// field, then updates the default ACL file: so it is optional here.
 type UpdateGlobalWhiteAddrsConfigRequestHeader struct {
 	GlobalWhiteAddrs string `ext:"globalWhiteAddrs,required"`
-	AclFileFullPath  string `ext:"aclFileFullPath,required"`
+	AclFileFullPath  string `ext:"aclFileFullPath"`
 }
 
 // GetBrokerAclConfigResponseHeader answers GET_BROKER_CLUSTER_ACL_INFO (52).

@@ -2,6 +2,7 @@ package commitlog
 
 import (
 	"encoding/binary"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -135,12 +136,20 @@ func appendStatusFor(s PutMessageStatus) AppendMessageStatus {
 // rewriteDelay moves a delayed message to SCHEDULE_TOPIC_XXXX (Java
 // asyncPutMessage): level clamped to the max, queueId = level-1, REAL_TOPIC
 // and REAL_QID appended to the properties.
+//
+// The level is read from m.Properties when the caller set that map (Java's
+// getDelayTimeLevel reads the live map, not the rendered string): the
+// schedule service stores a due message with DELAY kept in the string, as
+// Java does, but absent from the map, so it is not delayed again.
 func (c *CommitLog) rewriteDelay(m *message.MessageExt) {
 	t := message.TransactionType(m.SysFlag)
 	if c.cfg.MaxDelayLevel <= 0 || (t != message.SysFlagTransactionNot && t != message.SysFlagTransCommit) {
 		return
 	}
 	lv := message.PropertyValue(m.PropertiesString, message.PropertyDelayTimeLevel)
+	if m.Properties != nil {
+		lv = m.Properties[message.PropertyDelayTimeLevel]
+	}
 	if lv == "" {
 		return
 	}
@@ -179,9 +188,9 @@ func (c *CommitLog) measure(ms []*message.MessageExt, infos []recInfo) (int, Put
 		if err != nil {
 			return 0, MessageIllegal
 		}
-		if n > c.cfg.MaxMessageSize { // Java compares the whole record length
+		if limit := c.maxMessageSize(); n > limit { // Java compares the whole record length
 			c.lg.Warn("message size exceeded", zap.String("topic", m.Topic), zap.Int("msgSize", n),
-				zap.Int("maxMessageSize", c.cfg.MaxMessageSize))
+				zap.Int("maxMessageSize", limit))
 			return 0, MessageIllegal
 		}
 		infos[i] = recInfo{size: n, sys: sys, crc: message.BodyCRC(m.Body)}
@@ -227,9 +236,15 @@ func (c *CommitLog) appendLocked(ms []*message.MessageExt, infos []recInfo, tota
 	}
 	pos := int(mf.WrotePosition())
 	phys := mf.FileFromOffset() + int64(pos)
-	first := c.render(mf.Data()[pos:pos+total], ms, infos, phys, now)
+	var first int64
+	if err := mmap.Guard(func() { first = c.render(mf.Data()[pos:pos+total], ms, infos, phys, now) }); err != nil {
+		// Nothing is published: the position and the queue offsets stay.
+		c.lg.Error("append message into mapped file failed", zap.String("file", mf.FileName()), zap.Error(err))
+		return PutMessageResult{Status: UnknownError, Append: AppendMessageResult{Status: AppendUnknownError}}
+	}
 	mf.SetStoreTimestamp(now)
 	mf.SetWrotePosition(int32(pos + total))
+	mf.WarmAhead()
 	return PutMessageResult{Status: PutOK, Append: AppendMessageResult{
 		Status: AppendPutOK, WroteOffset: phys, WroteBytes: int32(total),
 		StoreTimestamp: now, LogicsOffset: first,
@@ -251,9 +266,14 @@ func (c *CommitLog) fileFor(n int) (*mmap.MappedFile, error) {
 	}
 	if left >= message.BlankRecordLen {
 		d := mf.Data()[pos:]
-		binary.BigEndian.PutUint32(d, uint32(left))
-		blank := message.BlankMagicCode
-		binary.BigEndian.PutUint32(d[4:], uint32(blank))
+		err := mmap.Guard(func() {
+			binary.BigEndian.PutUint32(d, uint32(left))
+			blank := message.BlankMagicCode
+			binary.BigEndian.PutUint32(d[4:], uint32(blank))
+		})
+		if err != nil {
+			return nil, fmt.Errorf("commitlog: end-of-file record: %w", err)
+		}
 	}
 	mf.SetWrotePosition(int32(c.cfg.FileSize))
 	return c.q.LastMappedFileOrCreate(0)

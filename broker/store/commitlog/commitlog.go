@@ -47,6 +47,7 @@ type CommitLog struct {
 
 	beginTimeInLock atomic.Int64 // ms when the current append took the lock; 0 when free
 	confirmOffset   atomic.Int64
+	maxMsgSize      atomic.Int64 // live maxMessageSize (maxsize.go); 0: cfg's
 	closed          atomic.Bool
 	replica         atomic.Pointer[replicaBox]
 
@@ -72,7 +73,7 @@ func New(cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger) (*CommitLog
 	lg = lg.Named("store.commitlog")
 	c := &CommitLog{
 		cfg: cfg, lg: lg, cp: cp,
-		q:               mmap.NewMappedFileQueue(cfg.Dir, cfg.FileSize, mmap.QueueOptions{Preallocate: true, Warm: cfg.WarmMappedFile, Prefault: cfg.PrefaultNextFile}, lg),
+		q:               mmap.NewMappedFileQueue(cfg.Dir, cfg.FileSize, queueOptions(cfg), lg),
 		topicQueueTable: map[string]*int64{},
 	}
 	if cfg.SyncFlush {
@@ -81,6 +82,17 @@ func New(cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger) (*CommitLog
 		c.flusher = service.New("flushRealTimeService", cfg.FlushInterval, c.flushAsync)
 	}
 	return c, nil
+}
+
+// queueOptions: files prepared ahead by the allocator; every file warmed
+// whole with warmMapedFileEnable (as Java), else a window ahead of the
+// writer.
+func queueOptions(cfg Config) mmap.QueueOptions {
+	o := mmap.QueueOptions{Preallocate: true, Warm: cfg.WarmMappedFile}
+	if !cfg.WarmMappedFile {
+		o.WarmAhead = cfg.WarmAhead
+	}
+	return o
 }
 
 // Load maps the existing files (Java CommitLog.load). A file of the wrong

@@ -21,21 +21,13 @@ type Config struct {
 	FlushThoroughInterval time.Duration // flushCommitLogThoroughInterval
 	SyncFlushTimeout      time.Duration // syncFlushTimeout
 	WarmMappedFile        bool          // warmMapedFileEnable
-	// PrefaultNextFile pre-faults the preallocated next file in the
-	// background (no Java key; Java maps it cold unless warmMapedFileEnable),
-	// so that appends into it do not take a first-touch page fault under the
-	// append lock. It stays on by default although Java's warmMapedFileEnable
-	// defaults to false: it is the "next file created and pre-faulted off the
-	// hot path" requirement, it is interruptible (a file asked for early is
-	// handed out at once) and it never blocks the writer. Its costs: about
-	// one file (1 GiB) of page cache mapped ahead of the writer, which shows
-	// in the broker's RSS as file pages, and the CPU of one fault per 4 KiB
-	// on a background goroutine (6-20% of a 2-core embedded mqbench profile,
-	// measured with the ConsumeQueue fix in place; turning it off there took
-	// RSS from ~1.2 GB to ~0.2 GB with TPS within the machine's noise).
-	// warmMapedFileEnable=true supersedes it with Java's warm-up of every
-	// file before hand-out.
-	PrefaultNextFile bool
+	// WarmAhead is how many bytes past the write position are kept
+	// write-faulted in the background (no Java key; DefaultWarmAhead), so
+	// that appends seldom take a first-touch page fault under the append
+	// lock. Java maps files cold unless warmMapedFileEnable; this costs
+	// at most one window of resident, allocated pages beyond what was
+	// written. Ignored with WarmMappedFile, which warms every whole file.
+	WarmAhead int
 	// DelayLevelTable maps a delay level (1..max) to its delay in ms
 	// (messageDelayLevel parsed by ParseDelayLevels); the store computes
 	// the delivery-time tagsCode of SCHEDULE_TOPIC_XXXX records from it.
@@ -44,6 +36,11 @@ type Config struct {
 	MaxDelayLevel   int
 }
 
+// DefaultWarmAhead is the default WarmAhead: at 1 KiB messages about 4,000
+// appends, tens of milliseconds at the append path's full speed, while
+// write-faulting it takes the warmer about a millisecond.
+const DefaultWarmAhead = 4 << 20
+
 // DefaultConfig is the 4.9.8 defaults for dir.
 func DefaultConfig(dir string) Config {
 	table, maxLevel, _ := ParseDelayLevels("1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h")
@@ -51,7 +48,7 @@ func DefaultConfig(dir string) Config {
 		Dir: dir, FileSize: 1 << 30, MaxMessageSize: 4 << 20,
 		FlushInterval: 500 * time.Millisecond, FlushTimed: true, FlushLeastPages: 4,
 		FlushThoroughInterval: 10 * time.Second, SyncFlushTimeout: 5 * time.Second,
-		PrefaultNextFile: true, DelayLevelTable: table, MaxDelayLevel: maxLevel,
+		WarmAhead: DefaultWarmAhead, DelayLevelTable: table, MaxDelayLevel: maxLevel,
 	}
 }
 

@@ -23,10 +23,14 @@
 //
 // The lock covers position bookkeeping and one copy of the record bytes;
 // there is no intermediate encode buffer. File creation stays off the lock:
-// the mmap allocator maps and pre-faults the next file in the background
-// (PrefaultNextFile; Start also prepares the first or next file), so appends
-// do not take first-touch page faults, and a roll that outruns the pre-fault
-// gets the file at once, partly faulted.
+// the mmap allocator creates and maps the next file in the background
+// (Start also prepares the first or next file); after each append the
+// writer asks the queue's warmer to keep WarmAhead bytes (4 MiB) past the
+// write position write-faulted, so appends seldom take first-touch page
+// faults, and memory and disk grow with the written bytes plus one window,
+// not a file at a time. A writer that outruns the warmer faults the pages
+// itself. warmMapedFileEnable replaces the window with Java's warm-up of
+// every whole file.
 //
 // Waiting: PutMessageAsync never blocks; done runs when the group commit
 // covers the record, or FLUSH_DISK_TIMEOUT / FLUSH_SLAVE_TIMEOUT after

@@ -29,7 +29,9 @@ func (c *CommitLog) AppendData(startOffset int64, data []byte) error {
 			return fmt.Errorf("%w: file %s at %d, want %d", ErrOffsetGap, mf.FileName(), pos, off)
 		}
 		n := min(len(data), c.cfg.FileSize-pos)
-		mf.AppendBytes(data[:n])
+		if err := mf.Append(data[:n]); err != nil {
+			return fmt.Errorf("commitlog: append replicated data at %d: %w", off, err)
+		}
 		data = data[n:]
 		off += int64(n)
 	}

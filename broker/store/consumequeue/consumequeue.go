@@ -56,7 +56,7 @@ func New(root, topic string, queueID int32, fileSize int, lg *zap.Logger) *Consu
 		topic:    topic,
 		queueID:  queueID,
 		fileSize: fileSize,
-		q:        mmap.NewMappedFileQueue(dir, fileSize, mmap.QueueOptions{PopulateAhead: true}, lg),
+		q:        mmap.NewMappedFileQueue(dir, fileSize, mmap.QueueOptions{PopulateAhead: true, Sparse: true}, lg),
 		lg:       lg.With(zap.String("topic", topic), zap.Int32("queueId", queueID)),
 	}
 	cq.maxPhysicOffset.Store(-1)

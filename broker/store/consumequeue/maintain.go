@@ -61,8 +61,8 @@ func (cq *ConsumeQueue) TruncateDirtyLogicFiles(phyOffset int64) error {
 					break
 				}
 			} else if phy < 0 || size <= 0 || phy >= phyOffset {
-				mf.ZeroRange(i, cq.fileSize) // stale units must not reappear at the next recovery
-				return nil
+				// stale units must not reappear at the next recovery
+				return mf.ZeroRange(i, cq.fileSize)
 			}
 			mf.SetPositions(int32(i + UnitSize))
 			cq.maxPhysicOffset.Store(phy + int64(size))

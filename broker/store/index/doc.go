@@ -26,6 +26,10 @@
 // after that checkpoint value are destroyed (their content may be torn) and
 // rebuilt by re-dispatching the CommitLog.
 //
+// Truncate(offset) (HA truncation) undoes the entries at and after a
+// CommitLog offset, newest first, so the files end up byte for byte as if
+// those records had never been indexed.
+//
 // Invariants: the Service lock guards the file list and every file's
 // content; there is one writer (the store's dispatcher); queries only read.
 // Records whose CommitLog offset is below the last file's endPhyOffset are

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/rocketmq-go/rmq/broker/store/mmap"
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
@@ -112,6 +113,7 @@ type File struct {
 	hashSlotNum int
 	indexNum    int
 	hdr         Header
+	reserveErr  error // why an existing file's blocks could not be reserved (nil: reserved)
 }
 
 // openFile maps path (creating it with the right size when new). A new
@@ -124,11 +126,19 @@ func openFile(path string, hashSlotNum, indexNum int, endPhyOffset, endTimestamp
 		return nil, err
 	}
 	st, err := f.Stat()
+	fresh := err == nil && st.Size() == 0
 	if err == nil && st.Size() != int64(size) {
 		if st.Size() != 0 {
 			err = fmt.Errorf("%w: %s is %d bytes, want %d", ErrBadIndexFile, path, st.Size(), size)
 		} else {
 			err = f.Truncate(int64(size))
+		}
+	}
+	var soft error // blocks of an existing file not reserved: kept for the service to log
+	if err == nil {
+		if soft = mmap.Reserve(f, int64(size)); soft != nil && fresh && !errors.Is(soft, mmap.ErrReserveUnsupported) {
+			err, soft = soft, nil
+			_ = os.Remove(path) // empty and unusable: the next try starts afresh
 		}
 	}
 	var data []byte
@@ -139,7 +149,7 @@ func openFile(path string, hashSlotNum, indexNum int, endPhyOffset, endTimestamp
 		_ = f.Close()
 		return nil, fmt.Errorf("index: open %s: %w", path, err)
 	}
-	x := &File{path: path, f: f, data: data, hashSlotNum: hashSlotNum, indexNum: indexNum}
+	x := &File{path: path, f: f, data: data, hashSlotNum: hashSlotNum, indexNum: indexNum, reserveErr: soft}
 	x.hdr = Header{IndexCount: 1}
 	if endPhyOffset > 0 {
 		x.hdr.BeginPhyOffset, x.hdr.EndPhyOffset = endPhyOffset, endPhyOffset
@@ -175,11 +185,20 @@ func (x *File) entryPos(n int32) int {
 	return HeaderSize + x.hashSlotNum*hashSlotSize + int(n)*EntrySize
 }
 
-// putKey adds an entry for key (IndexFile.putKey); false when full.
-func (x *File) putKey(keyHash int32, phyOffset, storeTimestamp int64) bool {
+// putKey adds an entry for key (IndexFile.putKey); false when full. A fault
+// writing the mapping (mmap.ErrFault) leaves the in-memory header, and so
+// the entry count, unchanged.
+func (x *File) putKey(keyHash int32, phyOffset, storeTimestamp int64) (ok bool, err error) {
 	if x.IsWriteFull() {
-		return false
+		return false, nil
 	}
+	if err := mmap.Guard(func() { x.putKeyUnguarded(keyHash, phyOffset, storeTimestamp) }); err != nil {
+		return false, fmt.Errorf("index: put key in %s: %w", x.path, err)
+	}
+	return true, nil
+}
+
+func (x *File) putKeyUnguarded(keyHash int32, phyOffset, storeTimestamp int64) {
 	be := binary.BigEndian
 	slot := x.slotPos(keyHash)
 	slotValue := int32(be.Uint32(x.data[slot:]))
@@ -201,18 +220,27 @@ func (x *File) putKey(keyHash int32, phyOffset, storeTimestamp int64) bool {
 	be.PutUint32(x.data[pos+12:], uint32(int32(timeDiff)))
 	be.PutUint32(x.data[pos+16:], uint32(slotValue))
 	be.PutUint32(x.data[slot:], uint32(x.hdr.IndexCount))
-	if x.hdr.IndexCount <= 1 {
-		x.hdr.BeginPhyOffset = phyOffset
-		x.hdr.BeginTimestamp = storeTimestamp
+	h := x.hdr
+	if h.IndexCount <= 1 {
+		h.BeginPhyOffset = phyOffset
+		h.BeginTimestamp = storeTimestamp
 	}
 	if slotValue == invalidIndex {
-		x.hdr.HashSlotCount++
+		h.HashSlotCount++
 	}
-	x.hdr.IndexCount++
-	x.hdr.EndPhyOffset = phyOffset
-	x.hdr.EndTimestamp = storeTimestamp
-	x.hdr.put(x.data)
-	return true
+	h.IndexCount++
+	h.EndPhyOffset = phyOffset
+	h.EndTimestamp = storeTimestamp
+	h.put(x.data)
+	x.hdr = h
+}
+
+// writeHeader stores the in-memory header into the mapping.
+func (x *File) writeHeader() error {
+	if err := mmap.Guard(func() { x.hdr.put(x.data) }); err != nil {
+		return fmt.Errorf("index: write header of %s: %w", x.path, err)
+	}
+	return nil
 }
 
 // isTimeMatched reports whether [begin, end] overlaps the file's range.
@@ -260,7 +288,9 @@ func (x *File) selectPhyOffset(dst []int64, key string, maxNum int, begin, end i
 // flush writes the header and the mapping back to disk (IndexFile.flush;
 // fsync also writes back pages dirtied through a shared mapping on Linux).
 func (x *File) flush() error {
-	x.hdr.put(x.data)
+	if err := x.writeHeader(); err != nil {
+		return err
+	}
 	return x.f.Sync()
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/broker/store/mmap"
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
@@ -104,6 +105,7 @@ func (s *Service) Load(lastExitOK bool, indexMsgTimestamp int64) error {
 		if err != nil {
 			return err
 		}
+		mmap.LogReserveProblem(s.lg, f.path, f.reserveErr)
 		f.load()
 		if !lastExitOK && f.hdr.EndTimestamp > indexMsgTimestamp {
 			s.lg.Info("destroy index file newer than checkpoint", zap.String("file", f.path),
@@ -175,16 +177,21 @@ func (s *Service) BuildIndex(req *Request) error {
 }
 
 func (s *Service) putKeyLocked(f *File, keyHash int32, req *Request) (*File, error) {
-	for !f.putKey(keyHash, req.CommitLogOffset, req.StoreTimestamp) {
+	for {
+		ok, err := f.putKey(keyHash, req.CommitLogOffset, req.StoreTimestamp)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return f, nil
+		}
 		if ce := s.lg.Check(zap.DebugLevel, "index file is full, trying to create another one"); ce != nil {
 			ce.Write(zap.String("file", f.path))
 		}
-		var err error
 		if f, err = s.lastFileLocked(); err != nil {
 			return nil, err
 		}
 	}
-	return f, nil
 }
 
 // lastFileLocked returns the last file, creating a new one when there is
@@ -207,7 +214,11 @@ func (s *Service) lastFileLocked() (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f.hdr.put(f.data)
+	mmap.LogReserveProblem(s.lg, f.path, f.reserveErr)
+	if err := f.writeHeader(); err != nil {
+		_ = f.destroy()
+		return nil, err
+	}
 	s.files = append(s.files, f)
 	if prev != nil {
 		s.flushWG.Add(1)

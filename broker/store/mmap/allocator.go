@@ -2,26 +2,21 @@ package mmap
 
 import (
 	"sync"
-	"sync/atomic"
 
 	"go.uber.org/zap"
 )
 
 // allocator creates the next file of a queue in the background (Java
 // AllocateMappedFileService): when file N is handed out, file N+1 starts
-// being created, sized, mapped and, with prefault, pre-faulted page by page,
-// so that the append path only swaps in a ready mapping and its first
-// writes to each page do not trap into the kernel (a first-touch fault on a
-// fresh ext4 page costs about as much as copying the whole page ten times).
-//
-// A file asked for before its pre-fault is finished is handed out at once:
-// the pre-fault loop is stopped (it checks a flag every prefaultStride
-// pages) and the writer faults in the rest itself, so the append lock never
-// waits for more than one stride.
+// being created, sized and mapped, so that the append path only swaps in a
+// ready mapping. The file is left a hole: pages are warmed only a window
+// ahead of the writer, by the queue's warmer once the file is in use
+// (warming all of it would make a gigabyte resident and write a gigabyte of
+// zeros to disk per file), or all of it with warm (warmMapedFileEnable).
 type allocator struct {
 	fileSize int
 	warm     bool // Warmup every file (warmMapedFileEnable), even ones asked for now
-	prefault bool // pre-fault files created ahead of need
+	reserve  bool // reserve each file's blocks (not QueueOptions.Sparse)
 	lg       *zap.Logger
 
 	mu      sync.Mutex
@@ -31,20 +26,14 @@ type allocator struct {
 	wg      sync.WaitGroup // one per in-flight allocation goroutine
 }
 
-// prefaultStride is how many pages the pre-fault loop touches between two
-// looks at its stop flag.
-const prefaultStride = 64
-
 type allocation struct {
-	mapped chan struct{} // closed when mf/err are set
-	done   chan struct{} // closed when the goroutine no longer touches mf
-	stop   atomic.Bool   // asks the pre-fault loop to return
-	mf     *MappedFile
-	err    error
+	done chan struct{} // closed when mf/err are set and the goroutine is done with mf
+	mf   *MappedFile
+	err  error
 }
 
-func newAllocator(fileSize int, warm, prefault bool, lg *zap.Logger) *allocator {
-	return &allocator{fileSize: fileSize, warm: warm, prefault: prefault, lg: lg, pending: map[string]*allocation{}}
+func newAllocator(fileSize int, warm, reserve bool, lg *zap.Logger) *allocator {
+	return &allocator{fileSize: fileSize, warm: warm, reserve: reserve, lg: lg, pending: map[string]*allocation{}}
 }
 
 // get returns the file at path (waiting for its background mapping, or
@@ -55,10 +44,10 @@ func (a *allocator) get(path, next string) (*MappedFile, error) {
 	delete(a.pending, path)
 	a.given = max(a.given, path)
 	if cur == nil {
-		cur = a.startLocked(path, false)
+		cur = a.startLocked(path)
 	}
 	if _, ok := a.pending[next]; !ok && !a.closed {
-		a.pending[next] = a.startLocked(next, a.prefault)
+		a.pending[next] = a.startLocked(next)
 	}
 	var stale []*allocation // prepared for offsets the queue skipped (a slave starting mid-log)
 	for p, al := range a.pending {
@@ -69,50 +58,43 @@ func (a *allocator) get(path, next string) (*MappedFile, error) {
 	}
 	a.mu.Unlock()
 	for _, al := range stale {
-		al.stop.Store(true)
 		<-al.done
 		if al.mf != nil {
 			_ = al.mf.Destroy()
 		}
 	}
-	<-cur.mapped
-	cur.stop.Store(true)
 	<-cur.done
 	return cur.mf, cur.err
 }
 
-func (a *allocator) startLocked(path string, prefault bool) *allocation {
-	al := &allocation{mapped: make(chan struct{}), done: make(chan struct{})}
+func (a *allocator) startLocked(path string) *allocation {
+	al := &allocation{done: make(chan struct{})}
 	a.wg.Add(1)
 	go func() {
 		defer a.wg.Done()
 		defer close(al.done)
-		al.mf, al.err = OpenMappedFile(path, a.fileSize)
-		if al.err == nil && a.warm {
-			al.mf.Warmup()
-		}
-		close(al.mapped)
+		al.mf, al.err = openMappedFile(path, a.fileSize, a.reserve)
 		if al.err != nil {
 			a.lg.Warn("allocate mapped file failed", zap.String("file", path), zap.Error(al.err))
 			return
 		}
-		if prefault && !a.warm {
-			al.mf.prefault(&al.stop)
+		if a.warm {
+			al.mf.Warmup()
 		}
 	}()
 	return al
 }
 
-// ahead starts allocating path (with pre-fault) unless that is under way.
+// ahead starts allocating path unless that is under way.
 func (a *allocator) ahead(path string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if _, ok := a.pending[path]; !ok && !a.closed && path > a.given {
-		a.pending[path] = a.startLocked(path, a.prefault)
+		a.pending[path] = a.startLocked(path)
 	}
 }
 
-// wait blocks until every allocation under way, pre-fault included, is done.
+// wait blocks until every allocation under way is done.
 func (a *allocator) wait() {
 	a.mu.Lock()
 	var all []*allocation
@@ -125,17 +107,14 @@ func (a *allocator) wait() {
 	}
 }
 
-// shutdown stops in-flight pre-faults, waits for the allocation goroutines
-// and deletes the files that were never handed out.
+// shutdown waits for the allocation goroutines and deletes the files that
+// were never handed out.
 func (a *allocator) shutdown() {
 	a.mu.Lock()
 	a.closed = true
 	left := a.pending
 	a.pending = map[string]*allocation{}
 	a.mu.Unlock()
-	for _, al := range left {
-		al.stop.Store(true)
-	}
 	a.wg.Wait()
 	for _, al := range left {
 		if al.mf != nil {

@@ -18,8 +18,9 @@
 //
 // Append modes (QueueOptions), for AppendBytes/Append/WriteAt only; readers
 // always use the mapping, which shares its page-cache pages with pwrite:
-//   - default: store through the mapping (the CommitLog, which pre-faults
-//     its next file with the allocator instead).
+//   - default: store through the mapping; with WarmAhead (the CommitLog) a
+//     background warmer keeps a window past the write position
+//     write-faulted with MADV_POPULATE_WRITE (warm.go).
 //   - PopulateAhead (the ConsumeQueue): fresh files get MADV_RANDOM, and the
 //     writer write-faults the next 64 KiB with one MADV_POPULATE_WRITE when
 //     it reaches them. Without it, each first store to a page of a fresh
@@ -39,13 +40,23 @@
 //     unmaps only when the last holder releases, so a reader never faults.
 //   - MappedFileQueue.files is sorted by start offset with no gaps.
 //   - The allocator prepares the next file (create, size, map and, with
-//     Prefault, touch every page of a fresh file) before anyone else sees
-//     it; handing a file out stops its pre-fault first, so the writer and
-//     the pre-fault never touch one mapping at the same time. A prepared
-//     file the queue skipped (a slave starting mid-log) or never used
+//     Warm, touch every page) before anyone else sees it. A prepared file
+//     the queue skipped (a slave starting mid-log) or never used
 //     (shutdown) is deleted.
+//   - The warmer never stores into a published mapping: MADV_POPULATE_WRITE
+//     faults pages in without touching bytes, so it cannot race the writer.
+//     It holds the file (Hold) while it works, and stops before the queue
+//     unmaps its files.
+//   - A file holds no descriptor once mapped (except in AppendByWrite mode,
+//     where pwrite needs one): the mapping keeps the file open, Flush is
+//     msync on the mapping, LastModified and Destroy use the path.
 //   - Flush syncs only [flushed, committed) with a ranged msync, so dirty,
-//     pre-faulted pages ahead of the writer are not written back early.
+//     warmed pages ahead of the writer are not written back early.
+//   - Every file's blocks are reserved (Reserve: fallocate) before it is
+//     mapped, so a store into the mapping cannot meet a full disk; a new
+//     file that cannot be reserved is removed and its creation fails.
+//     Stores into mappings run under Guard, which turns a fault that still
+//     happens (no fallocate, file truncated underneath) into ErrFault.
 //
 // Usage:
 //

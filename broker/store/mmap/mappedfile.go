@@ -34,9 +34,15 @@ type MappedFile struct {
 	path     string
 	fromOff  int64
 	fileSize int
-	f        *os.File
-	data     []byte
-	fresh    bool // created empty by this process: every byte is zero
+	// f is open only in AppendByWrite mode, where pwrite needs it. The
+	// mapping keeps the file itself open (Linux holds the file in the
+	// mapping's vma), so every other file closes its descriptor as soon as
+	// it is mapped: flush is msync on the mapping, delete is by path, and a
+	// store with tens of thousands of ConsumeQueue files does not need as
+	// many descriptors.
+	f     *os.File
+	data  []byte
+	fresh bool // created empty by this process: every byte is zero
 	// byWrite makes AppendBytes/Append/WriteAt copy with pwrite(2) into the
 	// page cache instead of storing through the mapping (see
 	// QueueOptions.AppendByWrite). Set before the file is published.
@@ -46,6 +52,17 @@ type MappedFile struct {
 	// PopulateAhead); populated is the end of that chunk. Writer only.
 	populate  bool
 	populated int
+	// reserveErr is why the blocks of an existing file could not be
+	// reserved when it was opened (nil: reserved); see LogReserveProblem.
+	reserveErr error
+
+	// warm is the queue's warm-ahead worker (QueueOptions.WarmAhead), nil
+	// when off. warmAsked is the end of the window the writer last asked
+	// for (writer only); warmedTo is the end of the prefix known to be
+	// write-faulted (the warmer's one running goroutine only).
+	warm      *warmer
+	warmAsked int
+	warmedTo  int
 
 	wrote     atomic.Int32
 	committed atomic.Int32
@@ -65,9 +82,16 @@ type MappedFile struct {
 	FirstCreateInQueue bool
 }
 
-// OpenMappedFile opens (creating if needed) path, sizes it to fileSize and
-// maps it. The start offset is parsed from the file name.
+// OpenMappedFile opens (creating if needed) path, sizes it to fileSize,
+// reserves its blocks (Reserve) and maps it. The start offset is parsed
+// from the file name.
 func OpenMappedFile(path string, fileSize int) (*MappedFile, error) {
+	return openMappedFile(path, fileSize, true)
+}
+
+// openMappedFile is OpenMappedFile; reserve false leaves the file sparse
+// (QueueOptions.Sparse).
+func openMappedFile(path string, fileSize int, reserve bool) (*MappedFile, error) {
 	from, err := strconv.ParseInt(filepath.Base(path), 10, 64)
 	if err != nil || len(filepath.Base(path)) != 20 {
 		return nil, fmt.Errorf("%w: %s", ErrBadFileName, path)
@@ -79,15 +103,19 @@ func OpenMappedFile(path string, fileSize int) (*MappedFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	mf, err := mapFile(f, path, from, fileSize)
+	mf, err := mapFile(f, path, from, fileSize, reserve)
+	cerr := f.Close() // the mapping stays valid without the descriptor
 	if err != nil {
-		_ = f.Close()
 		return nil, err
+	}
+	if cerr != nil {
+		_ = syscall.Munmap(mf.data)
+		return nil, fmt.Errorf("mmap: close %s: %w", path, cerr)
 	}
 	return mf, nil
 }
 
-func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, error) {
+func mapFile(f *os.File, path string, from int64, fileSize int, reserve bool) (*MappedFile, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -98,11 +126,19 @@ func mapFile(f *os.File, path string, from int64, fileSize int) (*MappedFile, er
 			return nil, fmt.Errorf("mmap: size %s: %w", path, err)
 		}
 	}
+	// Reserve before mapping: the descriptor may not outlive the mapping.
+	var soft error
+	if reserve {
+		var fatal error
+		if fatal, soft = reserveOnCreate(f, path, int64(fileSize), fresh); fatal != nil {
+			return nil, fatal
+		}
+	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, fileSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("mmap: map %s: %w", path, err)
 	}
-	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, f: f, data: data, fresh: fresh}, nil
+	return &MappedFile{path: path, fromOff: from, fileSize: fileSize, data: data, fresh: fresh, reserveErr: soft}, nil
 }
 
 // FileName is the file's path.
@@ -170,6 +206,7 @@ func (m *MappedFile) Append(b []byte) error {
 		return err
 	}
 	m.SetWrotePosition(int32(p + len(b)))
+	m.WarmAhead()
 	return nil
 }
 
@@ -189,7 +226,9 @@ func (m *MappedFile) copyAt(b []byte, pos int) error {
 		if m.populate && pos+len(b) > m.populated {
 			m.populateFrom(pos)
 		}
-		copy(m.data[pos:], b)
+		if err := Guard(func() { copy(m.data[pos:], b) }); err != nil {
+			return fmt.Errorf("mmap: write %s at %d: %w", m.path, pos, err)
+		}
 		return nil
 	}
 	if _, err := m.f.WriteAt(b, int64(pos)); err != nil {
@@ -206,13 +245,20 @@ const populateChunk = 64 << 10
 func (m *MappedFile) populateFrom(pos int) {
 	from := pos &^ (OSPageSize - 1)
 	to := min(from+populateChunk, m.fileSize)
-	populateWrite(m.data[from:to])
+	_ = populateWrite(m.data[from:to]) // unsupported: the stores fault as usual
 	m.populated = to
 }
 
 // setAppendMode applies a queue's append options to a file before it is
-// published.
-func (m *MappedFile) setAppendMode(opts QueueOptions) {
+// published; AppendByWrite reopens the file for pwrite.
+func (m *MappedFile) setAppendMode(opts QueueOptions, w *warmer) error {
+	if opts.AppendByWrite && m.f == nil {
+		f, err := os.OpenFile(m.path, os.O_RDWR, 0)
+		if err != nil {
+			return fmt.Errorf("mmap: open %s for pwrite: %w", m.path, err)
+		}
+		m.f = f
+	}
 	m.byWrite = opts.AppendByWrite
 	if opts.PopulateAhead && !opts.AppendByWrite {
 		m.populate = true
@@ -220,6 +266,10 @@ func (m *MappedFile) setAppendMode(opts QueueOptions) {
 			adviseRandom(m.data)
 		}
 	}
+	if !opts.AppendByWrite {
+		m.warm = w
+	}
+	return nil
 }
 
 // IsAbleToFlush reports whether at least leastPages dirty pages wait
@@ -245,7 +295,7 @@ func (m *MappedFile) Flush(leastPages int) (int32, error) {
 	}
 	defer m.Release()
 	to := m.committed.Load()
-	if err := syncRange(m.f, m.data, int(m.flushed.Load()), int(to)); err != nil {
+	if err := syncRange(m.path, m.data, int(m.flushed.Load()), int(to)); err != nil {
 		return m.flushed.Load(), fmt.Errorf("mmap: flush %s: %w", m.path, err)
 	}
 	m.flushed.Store(to)
@@ -258,34 +308,21 @@ func (m *MappedFile) Warmup() {
 	for i := 0; i < m.fileSize; i += OSPageSize {
 		m.data[i] = 0
 	}
-	_ = syscall.Madvise(m.data, syscall.MADV_WILLNEED)
-}
-
-// prefault write-faults every page of a fresh file (storing the zero that
-// is already there) until stop is set; the allocator runs it before the
-// file is published, so no reader or writer can see the stores. Files that
-// existed before are left alone: their bytes may not be zero.
-func (m *MappedFile) prefault(stop *atomic.Bool) {
-	if !m.fresh {
-		return
-	}
-	for i := 0; i < m.fileSize; i += OSPageSize {
-		if i%(prefaultStride*OSPageSize) == 0 && stop.Load() {
-			return
-		}
-		m.data[i] = 0
-	}
+	adviseWillNeed(m.data)
 }
 
 // ZeroRange clears [from, to) (tail cleanup after truncation), skipping pages
-// that are already zero so that clean pages are not dirtied.
-func (m *MappedFile) ZeroRange(from, to int) {
-	if from < 0 {
-		from = 0
+// that are already zero so that clean pages are not dirtied. A fault (see
+// ErrFault) stops it and is returned.
+func (m *MappedFile) ZeroRange(from, to int) error {
+	from, to = max(from, 0), min(to, m.fileSize)
+	if err := Guard(func() { m.zeroRange(from, to) }); err != nil {
+		return fmt.Errorf("mmap: zero %s [%d, %d): %w", m.path, from, to, err)
 	}
-	if to > m.fileSize {
-		to = m.fileSize
-	}
+	return nil
+}
+
+func (m *MappedFile) zeroRange(from, to int) {
 	for p := from; p < to; {
 		end := min((p/OSPageSize+1)*OSPageSize, to)
 		seg := m.data[p:end]
@@ -330,7 +367,7 @@ func (m *MappedFile) IsAvailable() bool {
 
 // LastModified is the file's modification time.
 func (m *MappedFile) LastModified() time.Time {
-	st, err := m.f.Stat()
+	st, err := os.Stat(m.path)
 	if err != nil {
 		return time.Time{}
 	}
@@ -345,7 +382,9 @@ func (m *MappedFile) unmap() {
 	}
 	m.unmapped = true
 	_ = syscall.Munmap(m.data)
-	_ = m.f.Close()
+	if m.f != nil {
+		_ = m.f.Close()
+	}
 }
 
 // Close unmaps the file without deleting it (shutdown). Holders must have
@@ -369,3 +408,7 @@ func (m *MappedFile) Destroy() error {
 	}
 	return nil
 }
+
+// ReserveErr is why the file's blocks could not be reserved when it was
+// opened (nil when they were); its writes may then fail with ErrFault.
+func (m *MappedFile) ReserveErr() error { return m.reserveErr }

@@ -134,10 +134,11 @@ func TestMappedFileQueueLoadRejectsWrongSize(t *testing.T) {
 	}
 }
 
-// TestMappedFilePrefaultQueue: with Prefault the next file is created and
-// faulted in the background; handing it out (even mid-prefault) gives an
-// all-zero file, and a file that already held data is never rewritten.
-func TestMappedFilePrefaultQueue(t *testing.T) {
+// TestMappedFileWarmAheadQueue: with WarmAhead the next file is created in
+// the background and the window ahead of the writer is kept warm; a fresh
+// file handed out is all zero, and a file that already held data is never
+// rewritten.
+func TestMappedFileWarmAheadQueue(t *testing.T) {
 	dir := t.TempDir()
 	const size = 1 << 20
 	// A leftover next file with data in it must keep its bytes.
@@ -145,7 +146,7 @@ func TestMappedFilePrefaultQueue(t *testing.T) {
 	if err := os.WriteFile(left, bytes.Repeat([]byte{7}, size), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, Prefault: true}, zaptest.NewLogger(t))
+	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, WarmAhead: 64 << 10}, zaptest.NewLogger(t))
 	defer q.Shutdown()
 	for i := 0; i < 3; i++ {
 		mf, err := q.LastMappedFileOrCreate(0)
@@ -176,7 +177,7 @@ func TestMappedFilePrefaultQueue(t *testing.T) {
 func TestMappedFilePreallocateNextSkipped(t *testing.T) {
 	dir := t.TempDir()
 	const size = 64 << 10
-	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, Prefault: true}, zaptest.NewLogger(t))
+	q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, WarmAhead: 64 << 10}, zaptest.NewLogger(t))
 	defer q.Shutdown()
 	q.PreallocateNext(0)
 	q.AwaitPreallocated()
@@ -189,5 +190,44 @@ func TestMappedFilePreallocateNextSkipped(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, OffsetToFileName(0))); !os.IsNotExist(err) {
 		t.Fatalf("stale prepared file 0 kept: %v", err)
+	}
+}
+
+// TestMappedFileWarmAheadShutdownAndDelete: a queue shut down, or a file
+// deleted, while the warmer may still be working on it neither faults nor
+// loses written bytes.
+func TestMappedFileWarmAheadShutdownAndDelete(t *testing.T) {
+	const size = 1 << 20
+	rec := bytes.Repeat([]byte{9}, 1000)
+	for i := 0; i < 20; i++ {
+		dir := t.TempDir()
+		q := NewMappedFileQueue(dir, size, QueueOptions{Preallocate: true, WarmAhead: 512 << 10}, zaptest.NewLogger(t))
+		q.PreallocateNext(0)
+		for n := 0; n < 1200; n++ { // two files
+			mf, err := q.LastMappedFileOrCreate(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mf.Append(rec) != nil {
+				mf.SetWrotePosition(size) // full: the next call rolls
+				n--
+			}
+		}
+		want := 2
+		if i%2 == 1 {
+			if err := q.DeleteLastMappedFile(); err != nil {
+				t.Fatal(err)
+			}
+			want = 1
+		}
+		q.Shutdown()
+		q2 := NewMappedFileQueue(dir, size, QueueOptions{}, zaptest.NewLogger(t))
+		if err := q2.Load(); err != nil || len(q2.Files()) != want {
+			t.Fatalf("round %d: reload %d files, want %d: %v", i, len(q2.Files()), want, err)
+		}
+		if d := q2.FirstMappedFile().Data(); d[0] != 9 || d[1000*1000-1] != 9 {
+			t.Fatalf("round %d: first file lost its bytes", i)
+		}
+		q2.Shutdown()
 	}
 }

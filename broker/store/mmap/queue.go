@@ -19,12 +19,15 @@ type QueueOptions struct {
 	// is created (Java AllocateMappedFileService), off the append path.
 	Preallocate bool
 	// Warm pre-faults every newly allocated file before handing it out,
-	// even one asked for on the append path (warmMapedFileEnable).
+	// even one asked for on the append path (warmMapedFileEnable): every
+	// page is stored into, so the whole file is resident, allocated on
+	// disk and written back, as Java's warmMappedFile does.
 	Warm bool
-	// Prefault pre-faults files allocated ahead of need (with Preallocate),
-	// in the background and interruptibly: a file asked for before its
-	// pre-fault ends is handed out at once, partly faulted.
-	Prefault bool
+	// WarmAhead keeps this many bytes past the write position
+	// write-faulted, in the background (see warmer), so that the writer's
+	// stores seldom trap; 0 turns it off. Memory and disk then grow with
+	// the written bytes plus at most one window, never a whole file ahead.
+	WarmAhead int
 	// AppendByWrite makes AppendBytes, Append and WriteAt copy with
 	// pwrite(2) instead of storing through the mapping; reads still use
 	// the mapping. For small, many-file queues (ConsumeQueue): every first
@@ -35,6 +38,13 @@ type QueueOptions struct {
 	// trap per page per flush; pwrite copies through the kernel's own
 	// mapping and takes no fault.
 	AppendByWrite bool
+	// Sparse leaves the files sparse instead of reserving their blocks
+	// (Reserve) when they are created. For queues of many small files
+	// (ConsumeQueue): 40,000 queues would otherwise reserve 40,000 whole
+	// files (229 GB at 5.72 MB each) where Java's sparse files take only
+	// what is written. A store that meets a full disk then fails through
+	// Guard (or the PopulateAhead madvise) with an error, never a crash.
+	Sparse bool
 	// PopulateAhead (mapping mode) turns off fault read-around on the
 	// mapping (MADV_RANDOM: a fault on a fresh sparse file would otherwise
 	// zero-fill up to read_ahead_kb around it) and pre-faults the next
@@ -59,6 +69,7 @@ type MappedFileQueue struct {
 	storeTS        atomic.Int64 // store timestamp covered by the last flush
 
 	alloc *allocator
+	warm  *warmer // nil unless WarmAhead > 0
 }
 
 // NewMappedFileQueue returns an empty queue over dir; call Load to map the
@@ -69,7 +80,10 @@ func NewMappedFileQueue(dir string, fileSize int, opts QueueOptions, lg *zap.Log
 	}
 	q := &MappedFileQueue{dir: dir, fileSize: fileSize, opts: opts, lg: lg}
 	if opts.Preallocate {
-		q.alloc = newAllocator(fileSize, opts.Warm, opts.Prefault, lg)
+		q.alloc = newAllocator(fileSize, opts.Warm, !opts.Sparse, lg)
+	}
+	if opts.WarmAhead > 0 {
+		q.warm = newWarmer(opts.WarmAhead, lg)
 	}
 	return q
 }
@@ -109,12 +123,16 @@ func (q *MappedFileQueue) Load() error {
 		if st.Size() != int64(q.fileSize) {
 			return fmt.Errorf("%w: %s is %d bytes, want %d", ErrFileSize, p, st.Size(), q.fileSize)
 		}
-		mf, err := OpenMappedFile(p, q.fileSize)
+		mf, err := openMappedFile(p, q.fileSize, !q.opts.Sparse)
 		if err != nil {
 			return err
 		}
+		LogReserveProblem(q.lg, p, mf.ReserveErr())
 		mf.SetPositions(int32(q.fileSize))
-		mf.setAppendMode(q.opts)
+		if err := mf.setAppendMode(q.opts, q.warm); err != nil {
+			mf.Close()
+			return err
+		}
 		q.files = append(q.files, mf)
 	}
 	return nil
@@ -192,11 +210,14 @@ func (q *MappedFileQueue) PreallocateNext(startOffset int64) {
 	q.alloc.ahead(filepath.Join(q.dir, OffsetToFileName(create)))
 }
 
-// AwaitPreallocated waits until every background allocation, pre-fault
-// included, has finished (tests and benchmarks that must not measure it).
+// AwaitPreallocated waits until every background allocation and warm-up
+// has finished (tests and benchmarks that must not measure it).
 func (q *MappedFileQueue) AwaitPreallocated() {
 	if q.alloc != nil {
 		q.alloc.wait()
+	}
+	if q.warm != nil {
+		q.warm.wait()
 	}
 }
 
@@ -205,15 +226,20 @@ func (q *MappedFileQueue) newFile(from int64) (*MappedFile, error) {
 	var mf *MappedFile
 	var err error
 	if q.alloc == nil {
-		mf, err = OpenMappedFile(path, q.fileSize)
+		mf, err = openMappedFile(path, q.fileSize, !q.opts.Sparse)
 	} else {
 		next := filepath.Join(q.dir, OffsetToFileName(from+int64(q.fileSize)))
 		mf, err = q.alloc.get(path, next)
 	}
-	if mf != nil {
-		mf.setAppendMode(q.opts)
+	if err != nil {
+		return nil, err
 	}
-	return mf, err
+	LogReserveProblem(q.lg, path, mf.ReserveErr())
+	if err := mf.setAppendMode(q.opts, q.warm); err != nil {
+		mf.Close()
+		return nil, err
+	}
+	return mf, nil
 }
 
 // FindMappedFileByOffset returns the file holding offset, or (with
@@ -331,7 +357,9 @@ func (q *MappedFileQueue) TruncateDirtyFiles(offset int64) error {
 			pos := int(offset - f.FileFromOffset())
 			old := int(f.WrotePosition())
 			f.SetPositions(int32(pos))
-			f.ZeroRange(pos, max(old, pos))
+			if err := f.ZeroRange(pos, max(old, pos)); err != nil {
+				q.lg.Error("clear truncated tail failed", zap.String("file", f.FileName()), zap.Error(err))
+			}
 			keep = append(keep, f)
 		default:
 			drop = append(drop, f)
@@ -439,9 +467,7 @@ func (q *MappedFileQueue) removeFront(drop []*MappedFile, interval time.Duration
 // Shutdown unmaps every file (and stops the allocator, deleting any
 // preallocated file that was never used).
 func (q *MappedFileQueue) Shutdown() {
-	if q.alloc != nil {
-		q.alloc.shutdown()
-	}
+	q.stopBackground()
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for _, f := range q.files {
@@ -449,11 +475,19 @@ func (q *MappedFileQueue) Shutdown() {
 	}
 }
 
-// Destroy deletes every file and the directory's content (Java destroy).
-func (q *MappedFileQueue) Destroy() error {
+// stopBackground stops the allocator and the warmer before files go.
+func (q *MappedFileQueue) stopBackground() {
 	if q.alloc != nil {
 		q.alloc.shutdown()
 	}
+	if q.warm != nil {
+		q.warm.shutdown()
+	}
+}
+
+// Destroy deletes every file and the directory's content (Java destroy).
+func (q *MappedFileQueue) Destroy() error {
+	q.stopBackground()
 	q.mu.Lock()
 	fs := q.files
 	q.files = nil
