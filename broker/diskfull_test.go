@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"fmt"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,6 +31,14 @@ func TestBrokerSendDiskFull(t *testing.T) {
 	body := strings.Repeat("f", 1000)
 	e.send("DiskFullT", 0, nil, "before")
 	e.waitDispatched("DiskFullT", 0, 1) // its ConsumeQueue and index files exist
+	// The unit is written before the index entry: wait for the whole
+	// dispatch, or the index file may be created under the injection.
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if behind := e.b.Store().DispatchBehindBytes(); behind != 0 {
+			return fmt.Errorf("dispatch %d bytes behind", behind)
+		}
+		return nil
+	})
 	e.b.Store().CommitLog().MappedFileQueue().AwaitPreallocated()
 
 	undo := mmap.InjectReserveError(root, syscall.ENOSPC)
