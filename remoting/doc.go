@@ -11,6 +11,8 @@
 //
 // # Threading model (server)
 //
+//	listener ─▶ accept goroutine (errors: back off 5 ms…1 s, never fatal)
+//	          ─▶ gnet.Client.Enroll
 //	socket ─▶ gnet event loop (serverSelectorThreads)
 //	            OnTraffic: measure whole frames (codec.FrameLength), copy them out
 //	            in one slice, Discard, Decode, then per frame:

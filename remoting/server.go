@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,17 @@ const (
 
 // Server is the remoting server (Java's NettyRemotingServer) on gnet event
 // loops. See doc.go for the threading model.
+//
+// The server owns its listening socket and accepts on its own goroutine
+// (acceptLoop); gnet runs only the event loops (a gnet.Client, which has
+// loops and no listener) and each accepted connection is enrolled into
+// them. Why not gnet's own listener: gnet v2.9.7's acceptors (the main
+// reactor's accept0, or each event loop's accept under SO_REUSEPORT) turn
+// every accept error except EAGAIN/EINTR/ECONNRESET/ECONNABORTED into
+// ErrAcceptSocket, which the poller treats as fatal, so the first EMFILE
+// shuts the whole engine down (listener and every open connection), and no
+// option changes that. Engine.Register cannot be used instead: an engine
+// without a listener fails Validate ("the internal engine is empty").
 type Server struct {
 	cfg *NettyServerConfig
 	lg  *zap.Logger
@@ -32,11 +44,15 @@ type Server struct {
 	state   atomic.Int32
 	closing atomic.Bool // set by Shutdown: OnOpen refuses new connections
 
-	eng    gnet.Engine   // set in OnBoot, read after booted
-	addr   net.Addr      // bound address, set in OnBoot
-	booted chan struct{} // closed by OnBoot
-	runErr chan error    // gnet.Run's result
-	runWG  sync.WaitGroup
+	loops  *gnet.Client                    // the event loops; set by Start
+	ln     net.Listener                    // owned listener, closed by Shutdown
+	wrapLn func(net.Listener) net.Listener // tests: fault injection around ln
+	addr   net.Addr                        // bound address, set by Start
+
+	acceptStop chan struct{}  // closed by Shutdown: ends the accept back-off
+	acceptWG   sync.WaitGroup // the accept goroutine
+	spare      *os.File       // reserve descriptor, see enroll; accept goroutine only
+	acceptLog  rateLog        // accept errors; accept goroutine only
 }
 
 // NewServer validates cfg; nothing is bound until Start.
@@ -52,11 +68,10 @@ func NewServer(cfg *NettyServerConfig, lg *zap.Logger) (*Server, error) {
 	}
 	idle := time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second
 	return &Server{
-		cfg:    cfg,
-		lg:     lg,
-		ep:     newEndpoint(lg, cfg.MaxFrameLength, idle),
-		booted: make(chan struct{}),
-		runErr: make(chan error, 1),
+		cfg:        cfg,
+		lg:         lg,
+		ep:         newEndpoint(lg, cfg.MaxFrameLength, idle),
+		acceptStop: make(chan struct{}),
 	}, nil
 }
 
@@ -75,7 +90,7 @@ func (s *Server) Addr() net.Addr { return s.addr }
 // Channels returns the open connections.
 func (s *Server) Channels() []*Channel { return s.ep.snapshotChannels() }
 
-// Start binds the listener and starts the event loops.
+// Start binds the listener, starts the event loops and the accept goroutine.
 func (s *Server) Start() error {
 	if !s.state.CompareAndSwap(stateNew, stateRunning) {
 		return errors.New("remoting: server already started")
@@ -84,24 +99,55 @@ func (s *Server) Start() error {
 	if addr == "" {
 		addr = ":" + strconv.Itoa(s.cfg.ListenPort)
 	}
-	h := &gnetHandler{s: s}
-	s.runWG.Add(1)
-	go func() {
-		defer s.runWG.Done()
-		s.runErr <- gnet.Run(h, "tcp://"+addr, s.gnetOptions()...)
-	}()
-	select {
-	case <-s.booted:
-	case err := <-s.runErr:
+	ln, err := s.listen(addr)
+	if err != nil {
 		s.state.Store(stateStopped)
-		if err == nil {
-			err = errors.New("engine stopped during boot")
-		}
 		return fmt.Errorf("remoting: listen %s: %w", addr, err)
 	}
+	s.ln, s.addr = ln, ln.Addr()
+	if s.wrapLn != nil {
+		s.ln = s.wrapLn(ln)
+	}
+	loops, err := gnet.NewClient(&gnetHandler{s: s}, s.gnetOptions()...)
+	if err == nil {
+		err = loops.Start()
+	}
+	if err != nil {
+		s.state.Store(stateStopped)
+		_ = ln.Close()
+		return fmt.Errorf("remoting: start event loops: %w", err)
+	}
+	s.loops = loops
+	s.reserveSpare()
 	s.ep.startHousekeeping()
+	s.acceptWG.Add(1)
+	go func() {
+		defer s.acceptWG.Done()
+		s.acceptLoop()
+	}()
 	s.lg.Info("remoting server started", zap.String("addr", s.addr.String()))
 	return nil
+}
+
+// listen binds addr with Java's socket options: SO_REUSEADDR (Go's
+// default), no TCP keepalive (Netty's default), SO_SNDBUF/SO_RCVBUF when
+// configured (accepted sockets inherit them). TCP_NODELAY is Go's default on
+// accepted connections.
+func (s *Server) listen(addr string) (net.Listener, error) {
+	snd, rcv := s.cfg.ServerSocketSndBufSize, s.cfg.ServerSocketRcvBufSize
+	lc := net.ListenConfig{KeepAlive: -1, Control: func(_, _ string, rc syscall.RawConn) error {
+		var serr error
+		err := rc.Control(func(fd uintptr) {
+			if snd > 0 {
+				serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_SNDBUF, snd)
+			}
+			if rcv > 0 && serr == nil {
+				serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, rcv)
+			}
+		})
+		return errors.Join(err, serr)
+	}}
+	return lc.Listen(context.Background(), "tcp", addr)
 }
 
 func (s *Server) gnetOptions() []gnet.Option {
@@ -109,19 +155,12 @@ func (s *Server) gnetOptions() []gnet.Option {
 	if loops <= 0 {
 		loops = 1
 	}
-	opts := []gnet.Option{
+	// Socket options are set in listen; the event loops bind nothing and
+	// take each connection on the least loaded loop.
+	return []gnet.Option{
 		gnet.WithNumEventLoop(loops),
-		gnet.WithReuseAddr(true),
-		gnet.WithTCPNoDelay(gnet.TCPNoDelay),
 		gnet.WithLogger(s.lg.Named("gnet").WithOptions(zap.IncreaseLevel(zap.WarnLevel)).Sugar()),
 	}
-	if s.cfg.ServerSocketSndBufSize > 0 {
-		opts = append(opts, gnet.WithSocketSendBuffer(s.cfg.ServerSocketSndBufSize))
-	}
-	if s.cfg.ServerSocketRcvBufSize > 0 {
-		opts = append(opts, gnet.WithSocketRecvBuffer(s.cfg.ServerSocketRcvBufSize))
-	}
-	return opts
 }
 
 // Shutdown stops accepting, waits within ctx for queued and running processor
@@ -136,16 +175,28 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.closing.Store(true)
 	var errs []error
+	// Stop accepting first; the accept goroutine finishes the hand-over in
+	// progress (the engine still runs) and exits.
+	close(s.acceptStop)
+	_ = s.ln.Close()
+	if err := waitGroupCtx(ctx, &s.acceptWG); err != nil {
+		errs = append(errs, fmt.Errorf("remoting: stop accepting: %w", err))
+	} else if s.spare != nil {
+		_ = s.spare.Close()
+	}
 	if err := s.ep.waitTasks(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("remoting: drain tasks: %w", err))
 	}
-	// Engine.Stop polls every 500 ms; trigger it with a done context instead
-	// and wait for gnet.Run, which returns once the event loops are closed.
-	triggered, cancel := context.WithCancel(ctx)
-	cancel()
-	_ = s.eng.Stop(triggered)
-	if err := waitGroupCtx(ctx, &s.runWG); err != nil {
-		errs = append(errs, fmt.Errorf("remoting: stop engine: %w", err))
+	// Client.Stop closes every connection and returns once the loops ended.
+	stopped := make(chan error, 1)
+	go func() { stopped <- s.loops.Stop() }()
+	select {
+	case err := <-stopped:
+		if err != nil {
+			errs = append(errs, fmt.Errorf("remoting: stop event loops: %w", err))
+		}
+	case <-ctx.Done():
+		errs = append(errs, fmt.Errorf("remoting: stop event loops: %w", ctx.Err()))
 	}
 	if err := s.ep.stopHousekeeping(ctx); err != nil {
 		errs = append(errs, err)
@@ -165,22 +216,96 @@ func waitGroupCtx(ctx context.Context, wg *sync.WaitGroup) error {
 	}
 }
 
-// boundAddr reads the listener's address through a dup of its descriptor.
-func boundAddr(eng gnet.Engine) (net.Addr, error) {
-	fd, err := eng.Dup()
-	if err != nil {
-		return nil, err
+// Accept back-off, as net/http's Server.Serve: 5 ms doubling to 1 s.
+const (
+	acceptDelayMin = 5 * time.Millisecond
+	acceptDelayMax = time.Second
+	acceptLogEvery = time.Second // at most one accept-error line per interval
+)
+
+// acceptLoop accepts until Shutdown. No error ends it: after a failed
+// accept (EMFILE, ENFILE, ENOBUFS…) or hand-over it waits acceptDelayMin,
+// doubling up to acceptDelayMax, reset by the next success, and tries
+// again. Meanwhile the event loops go on serving the open connections, and
+// new ones wait in the kernel's accept backlog.
+func (s *Server) acceptLoop() {
+	var delay time.Duration
+	for {
+		c, err := s.ln.Accept()
+		if err == nil {
+			if err = s.enroll(c); err == nil {
+				if delay > 0 {
+					s.lg.Info("accept resumed", zap.String("addr", s.addr.String()))
+				}
+				delay = 0
+				continue
+			}
+		}
+		if s.closing.Load() {
+			return
+		}
+		delay = nextAcceptDelay(delay)
+		if ok, held := s.acceptLog.allow(time.Now(), acceptLogEvery); ok {
+			s.lg.Error("accept failed, retrying", zap.String("addr", s.addr.String()), zap.Error(err),
+				zap.Duration("retryIn", delay), zap.Int("suppressed", held))
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-s.acceptStop:
+			t.Stop()
+			return
+		}
 	}
-	defer syscall.Close(fd)
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		return nil, err
+}
+
+// nextAcceptDelay doubles the back-off within [acceptDelayMin, acceptDelayMax].
+func nextAcceptDelay(d time.Duration) time.Duration {
+	return min(max(2*d, acceptDelayMin), acceptDelayMax)
+}
+
+// enroll hands c to the event loops and returns once one has opened it
+// (OnOpen has run). gnet serves a duplicate of c's descriptor and closes c,
+// so for a moment the connection holds two descriptors; the spare
+// descriptor is given up for that moment, so that a connection accepted
+// into the last free descriptor is not dropped for want of a second one.
+func (s *Server) enroll(c net.Conn) error {
+	if s.spare != nil {
+		_ = s.spare.Close()
+		s.spare = nil
 	}
-	switch a := sa.(type) {
-	case *syscall.SockaddrInet4:
-		return &net.TCPAddr{IP: net.IP(a.Addr[:]).To16(), Port: a.Port}, nil
-	case *syscall.SockaddrInet6:
-		return &net.TCPAddr{IP: net.IP(a.Addr[:]), Port: a.Port}, nil
+	defer s.reserveSpare()
+	if _, err := s.loops.Enroll(c); err != nil { // c is closed either way
+		return fmt.Errorf("remoting: hand over connection: %w", err)
 	}
-	return nil, fmt.Errorf("remoting: unexpected listener address %T", sa)
+	return nil
+}
+
+// reserveSpare keeps one descriptor in reserve for enroll; under EMFILE it
+// stays empty until a descriptor is free again.
+func (s *Server) reserveSpare() {
+	if s.spare == nil {
+		if f, err := os.Open(os.DevNull); err == nil {
+			s.spare = f
+		}
+	}
+}
+
+// rateLog lets one event through per interval and counts those held back.
+// Used by one goroutine only.
+type rateLog struct {
+	last time.Time
+	held int
+}
+
+// allow reports whether to log now and how many events were held back
+// since the last one logged.
+func (r *rateLog) allow(now time.Time, every time.Duration) (bool, int) {
+	if !r.last.IsZero() && now.Sub(r.last) < every {
+		r.held++
+		return false, 0
+	}
+	held := r.held
+	r.last, r.held = now, 0
+	return true, held
 }

@@ -14,19 +14,6 @@ type gnetHandler struct {
 	s *Server
 }
 
-func (h *gnetHandler) OnBoot(eng gnet.Engine) gnet.Action {
-	s := h.s
-	s.eng = eng
-	addr, err := boundAddr(eng)
-	if err != nil {
-		s.lg.Error("read bound address failed", zap.Error(err))
-		return gnet.Shutdown
-	}
-	s.addr = addr
-	close(s.booted)
-	return gnet.None
-}
-
 func (h *gnetHandler) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	s := h.s
 	if s.closing.Load() {

@@ -2,8 +2,13 @@ package main
 
 import (
 	"context"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 func TestBenchHistogramQuantiles(t *testing.T) {
@@ -81,5 +86,64 @@ func TestBenchEmbeddedProduceConsume(t *testing.T) {
 		if got := m.total.ok.Load(); got < total || (client == "raw" && got != total) {
 			t.Fatalf("%s consumer received %d, want %d", client, got, total)
 		}
+	}
+}
+
+// TestBenchTopicsEmbedded runs -topics end to end: the topics are created
+// once (a second run finds them), every queue holds the primed message, the
+// measured sends all succeed and the broker's descriptors are read.
+func TestBenchTopicsEmbedded(t *testing.T) {
+	o := &options{
+		topic: "BenchTopics", size: 64, queues: 2, topics: 3, conns: 2, inflight: 2, interval: time.Hour,
+		duration: 300 * time.Millisecond, embedded: true, flushDisk: "ASYNC_FLUSH", storeDir: t.TempDir(),
+		sendTimeout: 5 * time.Second,
+	}
+	e, err := startEmbedded(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.stop()
+	o.namesrv = e.namesrvAddr
+	ctx := context.Background()
+	for run, wantCreated := range []int{3, 0} {
+		res, err := runTopics(ctx, o)
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if res.created != wantCreated || res.sent == 0 || res.failed != 0 || res.after.fds <= 0 {
+			t.Fatalf("run %d: created %d (want %d), sent %d, failed %d, fds %d", run, res.created, wantCreated, res.sent, res.failed, res.after.fds)
+		}
+		// The name server learns of created topics with the next
+		// registration; wait for it so the second run finds them.
+		waitTopicsRouted(t, o)
+	}
+	c := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+	defer func() { _ = c.Shutdown(ctx) }()
+	for i := range o.topics {
+		topic := "BenchTopics_0000" + strconv.Itoa(i)
+		for q := range o.queues {
+			resp, err := invoke(ctx, c, e.b.BrokerAddr(), codec.NewRequest(code.GetMaxOffset,
+				map[string]string{"topic": topic, "queueId": strconv.Itoa(q)}, nil))
+			if err != nil || resp.Ext("offset") == "0" || resp.Ext("offset") == "" {
+				t.Fatalf("%s/%d: max offset %q (%v), want ≥ 1", topic, q, resp.Ext("offset"), err)
+			}
+		}
+	}
+}
+
+func waitTopicsRouted(t *testing.T, o *options) {
+	t.Helper()
+	c := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+	defer func() { _ = c.Shutdown(context.Background()) }()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		route, err := getRoute(context.Background(), c, o.namesrv, "BenchTopics_00002")
+		if err == nil && route != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("topic not routed: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -14,6 +14,10 @@ func runMode(ctx context.Context, o *options) error {
 			return err
 		}
 	}
+	if o.topics > 0 {
+		_, err := runTopics(ctx, o)
+		return err
+	}
 	switch o.mode {
 	case "producer":
 		s, err := newSender(ctx, o)
