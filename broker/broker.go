@@ -395,6 +395,8 @@ func (b *Broker) Start() error {
 	if err := b.store.Start(); err != nil {
 		return fmt.Errorf("broker: start store: %w", err)
 	}
+	b.topics.StartPersister()
+	b.subs.StartPersister()
 	if b.acl != nil {
 		b.acl.Start() // the ACL file watcher
 	}
@@ -464,6 +466,8 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		errs = append(errs, b.HA.Shutdown(ctx))
 	}
 	errs = append(errs, b.outAPI.Shutdown(ctx))
+	b.topics.StopPersister()
+	b.subs.StopPersister()
 	errs = append(errs, b.persistAll()...)
 	errs = append(errs, b.store.Shutdown(ctx))
 	_ = b.lg.Sync()

@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/zap/zaptest"
 
@@ -88,7 +90,8 @@ func TestCompatACLGoldenReplay(t *testing.T) {
 			ns := testutil.StartNamesrv(t)
 			b := startACLBroker(t, ns.Addr().String(), home, ser)
 			waitRegistered(t, ns.Addr().String())
-			replayACLSession(t, session, frames, byFile, map[string]string{"namesrv": ns.Addr().String(), "broker": b.Addr().String()})
+			replayACLSession(t, session, frames, byFile, map[string]string{"namesrv": ns.Addr().String(), "broker": b.Addr().String()},
+				func() { waitDispatchedAll(t, b) })
 
 			got, _ := os.ReadFile(file)
 			want, err := os.ReadFile(filepath.Join(dir, "source", "acl", "plain_acl.after.yml"))
@@ -103,7 +106,23 @@ func TestCompatACLGoldenReplay(t *testing.T) {
 	}
 }
 
-func replayACLSession(t *testing.T, session string, frames []clientFrame, byFile map[string]*clientFrame, servers map[string]string) {
+// waitDispatchedAll waits until b's dispatcher has caught up with its
+// CommitLog: the recorded client pulled long after its sends, the replay
+// does at once.
+func waitDispatchedAll(t *testing.T, b *broker.Broker) {
+	t.Helper()
+	testutil.Eventually(t, 15*time.Second, func() error {
+		if behind := b.Store().DispatchBehindBytes(); behind > 0 {
+			return fmt.Errorf("dispatch %d bytes behind", behind)
+		}
+		return nil
+	})
+}
+
+// replayACLSession replays the session's client requests; dispatched is
+// called after every answered send.
+func replayACLSession(t *testing.T, session string, frames []clientFrame, byFile map[string]*clientFrame, servers map[string]string,
+	dispatched func()) {
 	conns := map[string]*rawConn{}
 	var later []replayExchange
 	refused, counters := 0, []int64{}
@@ -162,6 +181,9 @@ func replayACLSession(t *testing.T, session string, frames []clientFrame, byFile
 			continue
 		}
 		check(ex)
+		if cmd.Code == code.SendMessage || cmd.Code == code.SendMessageV2 || cmd.Code == code.SendBatchMessage {
+			dispatched()
+		}
 	}
 	for _, ex := range later {
 		check(ex)
