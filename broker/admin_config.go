@@ -39,6 +39,7 @@ var restartBrokerKeys = map[string]bool{
 	"namesrvAddr": true, "fetchNamesrvAddrByAddressServer": true, "defaultTopicQueueNums": true,
 	"clusterTopicEnable": true, "brokerTopicEnable": true, "traceTopicEnable": true, "msgTraceTopicName": true,
 	"transactionCheckInterval": true,
+	"aclEnable":                true, // the validator is built at start (BrokerController.initialAcl)
 }
 
 // restartKeys returns, sorted, the keys of m that are known settings but

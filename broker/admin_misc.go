@@ -33,6 +33,7 @@ func (p *adminProcessor) addMiscHandlers(h map[int32]remoting.ProcessorFunc) {
 		return &header.UpdateGlobalWhiteAddrsConfigRequestHeader{}
 	})
 	h[code.GetBrokerClusterAclInfo] = p.getBrokerAclConfigVersion
+	p.addACLHandlers(h) // aclEnable=true: acl_admin.go
 }
 
 func (p *adminProcessor) cleanExpiredConsumeQueue(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {

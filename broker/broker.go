@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/broker/acl"
 	"github.com/rocketmq-go/rmq/broker/client"
 	"github.com/rocketmq-go/rmq/broker/filter"
 	"github.com/rocketmq-go/rmq/broker/offset"
@@ -98,6 +99,9 @@ type Options struct {
 	// StoreOptions are passed to store.Open after the broker's own (tests
 	// inject clocks and disk-usage probes this way).
 	StoreOptions []store.Option
+	// ACLPlainFile is Java's system property rocketmq.acl.plain.file: the
+	// default ACL file relative to rocketmqHome; empty: conf/plain_acl.yml.
+	ACLPlainFile string
 }
 
 // Broker is one running broker: managers, store, remoting servers and the
@@ -117,6 +121,7 @@ type Broker struct {
 	server     *remoting.Server // listenPort
 	fastServer *remoting.Server // listenPort-2 (VIP channel; no pull)
 	outAPI     *outapi.API      // name servers and master
+	acl        *acl.Plain       // nil unless aclEnable
 
 	store     store.MessageStore
 	topics    *topic.Manager
@@ -205,6 +210,9 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 		b.serializeType = *opts.SerializeType
 	}
 	if err := b.initConfigs(opts); err != nil {
+		return nil, err
+	}
+	if err := b.initACL(opts); err != nil {
 		return nil, err
 	}
 	if err := b.initManagers(); err != nil {
@@ -316,7 +324,7 @@ func (b *Broker) initServers() error {
 	b.outAPI = outapi.New(b.cliCfg, b.lg.Named("outapi"))
 	b.server.SetChannelEventListener(b.housekeeping)
 	b.fastServer.SetChannelEventListener(b.housekeeping)
-	def := remoting.ProcessorFunc(b.processNotSupported)
+	def := b.withACL(remoting.ProcessorFunc(b.processNotSupported))
 	b.server.RegisterDefaultProcessor(def, b.Pools.Admin)
 	b.fastServer.RegisterDefaultProcessor(def, b.Pools.Admin)
 	return nil
@@ -329,6 +337,7 @@ func (b *Broker) initServers() error {
 // timedExecutor (BrokerFastFailure): the pool itself only stamps and queues
 // the request, the executor's workers (same count) run the processor.
 func (b *Broker) registerProcessor(code int32, p remoting.Processor, pool *remoting.Pool, onFastPort bool) {
+	p = b.withACL(p) // checked where Java runs its RPC hooks: on the executor
 	if tp := b.timedPools[pool]; tp != nil {
 		p = b.timed(tp.q, p, tp.reject)
 	}
@@ -386,6 +395,11 @@ func (b *Broker) Start() error {
 	if err := b.store.Start(); err != nil {
 		return fmt.Errorf("broker: start store: %w", err)
 	}
+	b.topics.StartPersister()
+	b.subs.StartPersister()
+	if b.acl != nil {
+		b.acl.Start() // the ACL file watcher
+	}
 	if err := b.server.Start(); err != nil {
 		return fmt.Errorf("broker: start server: %w", err)
 	}
@@ -428,6 +442,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	if b.started.Load() {
 		errs = append(errs, b.server.Shutdown(ctx), b.fastServer.Shutdown(ctx))
 	}
+	if b.acl != nil {
+		errs = append(errs, b.acl.Shutdown(ctx))
+	}
 	b.goMu.Lock()
 	b.stopping = true
 	close(b.stopCh)
@@ -449,6 +466,8 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		errs = append(errs, b.HA.Shutdown(ctx))
 	}
 	errs = append(errs, b.outAPI.Shutdown(ctx))
+	b.topics.StopPersister()
+	b.subs.StopPersister()
 	errs = append(errs, b.persistAll()...)
 	errs = append(errs, b.store.Shutdown(ctx))
 	_ = b.lg.Sync()

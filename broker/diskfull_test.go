@@ -1,6 +1,8 @@
 package broker_test
 
 import (
+	"fmt"
+	"os"
 	"strings"
 	"syscall"
 	"testing"
@@ -29,7 +31,16 @@ func TestBrokerSendDiskFull(t *testing.T) {
 	root := e.b.StoreConfig().StorePathRootDir
 	body := strings.Repeat("f", 1000)
 	e.send("DiskFullT", 0, nil, "before")
-	e.waitDispatched("DiskFullT", 0, 1) // its ConsumeQueue and index files exist
+	e.waitDispatched("DiskFullT", 0, 1) // its ConsumeQueue file exists
+	// The index is built after the consume queue: wait for its file too, or
+	// the injected failure below hits the index's first file instead.
+	indexDir := e.b.StoreConfig().IndexDir()
+	testutil.Eventually(t, wait.Scale(5*time.Second), func() error {
+		if ents, _ := os.ReadDir(indexDir); len(ents) == 0 {
+			return fmt.Errorf("no index file in %s yet", indexDir)
+		}
+		return nil
+	})
 	e.b.Store().CommitLog().MappedFileQueue().AwaitPreallocated()
 
 	undo := mmap.InjectReserveError(root, syscall.ENOSPC)

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/apache/rocketmq-client-go/v2/rlog"
+
+	"github.com/rocketmq-go/rmq/internal/testutil"
 )
 
 // TestCompatGoClientRoundTrip: the official Go client sends messages
@@ -84,7 +86,8 @@ func TestCompatGoClientRoundTrip(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Shutdown() })
+	started := time.Now()
+	t.Cleanup(func() { _ = testutil.ShutdownSettled(started, c.Shutdown) })
 
 	select {
 	case <-done:

@@ -109,6 +109,9 @@ func replaySession(t *testing.T, session string, frames []clientFrame, byFile ma
 		}
 		compareReplay(t, ex)
 		compared++
+		if cmd.Code == code.SendMessage || cmd.Code == code.SendMessageV2 || cmd.Code == code.SendBatchMessage {
+			waitDispatchedAll(t, b) // the recorded client pulled long after it sent
+		}
 	}
 	for _, ex := range later {
 		compareReplay(t, ex)

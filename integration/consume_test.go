@@ -201,10 +201,11 @@ func (e *consumeEnv) startPush(o pushOpts, r *received) interface{ Shutdown() er
 	if err := c.Start(); err != nil {
 		e.t.Fatal(err)
 	}
+	started := time.Now()
 	var once sync.Once
 	stop := func() error {
 		var err error
-		once.Do(func() { err = c.Shutdown() })
+		once.Do(func() { err = testutil.ShutdownSettled(started, c.Shutdown) })
 		return err
 	}
 	e.t.Cleanup(func() { _ = stop() })

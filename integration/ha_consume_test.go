@@ -243,8 +243,9 @@ func (e *haEnv) startConsumer(group string, r *received) haConsumer {
 	if err := hc.Start(); err != nil {
 		e.t.Fatal(err)
 	}
+	started := time.Now()
 	var once sync.Once
-	e.t.Cleanup(func() { once.Do(func() { _ = hc.Shutdown() }) })
+	e.t.Cleanup(func() { once.Do(func() { _ = testutil.ShutdownSettled(started, hc.Shutdown) }) })
 	return hc
 }
 

@@ -10,6 +10,12 @@
 // insertion order; Peak >= len(Entries). A Table is not safe for
 // concurrent use: its owner guards it with its own mutex.
 //
+// Persister is the write half: one goroutine per file that coalesces the
+// writes asked for by Request (at most one per PersistInterval) and lets
+// WaitPersisted callers share one write (group commit). Invariant: when
+// WaitPersisted returns nil, a write that began after every earlier
+// Request has completed.
+//
 //	var t configtable.Table[body.TopicConfig]
 //	t.Put("TopicTest", tc)
 //	t.NextVersion(time.Now().UnixMilli())

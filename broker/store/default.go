@@ -40,6 +40,10 @@ type options struct {
 	diskCheckInterval time.Duration
 	warningRatio      float64
 	forciblyRatio     float64
+	// dispatchRetry and dispatchMaxBackoff pace the retries of a
+	// consume-queue unit that cannot be written (dispatch_stall.go).
+	dispatchRetry      time.Duration
+	dispatchMaxBackoff time.Duration
 }
 
 // WithMessageArrivingListener sets the long-poll listener told about every
@@ -132,7 +136,8 @@ func Open(cfg *MessageStoreConfig, lg *zap.Logger, opts ...Option) (*DefaultMess
 	}
 	s := &DefaultMessageStore{cfg: cfg, lg: lg.Named("store"), cqTable: map[string]map[int32]*consumequeue.ConsumeQueue{}}
 	s.opts = options{now: time.Now, cleanInitialDelay: time.Minute,
-		diskCheckInterval: 10 * time.Second, warningRatio: 0.90, forciblyRatio: 0.85}
+		diskCheckInterval: 10 * time.Second, warningRatio: 0.90, forciblyRatio: 0.85,
+		dispatchRetry: time.Second, dispatchMaxBackoff: 5 * time.Second}
 	for _, o := range opts {
 		o(&s.opts)
 	}

@@ -63,6 +63,9 @@
 //     Start, after Shutdown, and while the disk-full (or queue/index error)
 //     flag is set; OS_PAGECACHE_BUSY when an append holds the lock longer
 //     than osPageCacheBusyTimeOutMills.
+//   - The dispatcher never skips a record whose consume-queue unit cannot
+//     be written: it retries it (dispatch_stall.go); after 30 failures the
+//     queue error flag refuses writes until a retry succeeds.
 //
 // Known differences from Java: the consume-queue extension
 // (enableConsumeQueueExt), LMQ/multi-dispatch, DLedger and the transient

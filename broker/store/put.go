@@ -24,7 +24,7 @@ const (
 	flagIndexFileErr    = 1 << 3
 	flagDiskFull        = 1 << 4
 	writeBlockingFlags  = flagNotWriteable | flagLogicsQueueErr | flagDiskFull | flagIndexFileErr
-	cqWriteBlockingFlag = flagNotWriteable | flagLogicsQueueErr | flagIndexFileErr
+	cqWriteBlockingFlag = flagNotWriteable | flagIndexFileErr // not flagLogicsQueueErr: see dispatch_stall.go
 )
 
 func (f *runningFlags) set(b int32) (was int32) {

@@ -27,6 +27,10 @@ type reputService struct {
 	s    *DefaultMessageStore
 	svc  *service.Service
 	from atomic.Int64 // reputFromOffset: next CommitLog offset to dispatch
+
+	// stall is the failed dispatch being retried, nil while dispatch keeps
+	// up. Only the dispatcher goroutine writes it; RuntimeInfo reads it.
+	stall atomic.Pointer[dispatchStall]
 }
 
 func newReputService(s *DefaultMessageStore) *reputService {
@@ -47,7 +51,9 @@ func (r *reputService) behind() int64 { return r.s.cl.MaxOffset() - r.from.Load(
 // ReputMessageService.shutdown).
 func (r *reputService) drain(ctx context.Context) {
 	deadline := time.Now().Add(5 * time.Second)
-	for r.behind() > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+	// A stalled dispatcher is not waited for: the next start dispatches
+	// again from what the consume queues hold.
+	for r.behind() > 0 && r.stall.Load() == nil && time.Now().Before(deadline) && ctx.Err() == nil {
 		r.svc.Wakeup()
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -68,7 +74,7 @@ func (r *reputService) doReput() bool {
 		r.from.Store(minOff)
 	}
 	from := r.from.Load()
-	if from >= s.cl.MaxOffset() {
+	if from >= s.cl.MaxOffset() || !r.retryDue() {
 		return false
 	}
 	if s.cfg.DuplicationEnable && from >= s.cl.ConfirmOffset() {
@@ -94,7 +100,13 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 		switch st {
 		case recordValid:
 			d := s.dispatchRequest(&v, withProps)
-			s.doDispatch(&d)
+			if err := s.dispatchOne(&d); err != nil {
+				// Stay on this record: nothing after it is dispatched
+				// before it, so no acknowledged message is skipped.
+				r.failed(&d, err)
+				return false
+			}
+			r.succeeded()
 			r.notify(&d)
 			read += int(v.size)
 			r.from.Store(buf.StartOffset + int64(read))
@@ -132,12 +144,28 @@ func (r *reputService) notify(d *commitlog.DispatchRequest) {
 	s.opts.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp, nil, d.Properties)
 }
 
-// doDispatch builds the consume-queue unit and the index entries of one
-// record (Java doDispatch over the two dispatchers).
+// doDispatch dispatches one record outside the dispatcher (the abnormal
+// recovery's scan). A unit that cannot be written there is logged and sets
+// the logic-queue error, which, as in Java, refuses sends until a restart:
+// only a stall of the dispatcher itself is retried and cleared.
 func (s *DefaultMessageStore) doDispatch(d *commitlog.DispatchRequest) {
+	if err := s.dispatchOne(d); err != nil {
+		s.lg.Error("[BUG]consume queue can not write", zap.String("topic", d.Topic), zap.Int32("queueId", d.QueueID),
+			zap.Int64("commitLogOffset", d.CommitLogOffset), zap.Error(err))
+		s.flags.makeLogicsQueueError()
+	}
+}
+
+// dispatchOne builds the consume-queue unit and then the index entries of
+// one record (Java doDispatch over the two dispatchers). It fails, with
+// nothing indexed, when the unit cannot be written; retrying is safe since
+// ConsumeQueue.Put ignores a unit it already holds.
+func (s *DefaultMessageStore) dispatchOne(d *commitlog.DispatchRequest) error {
 	switch message.TransactionType(d.SysFlag) {
 	case message.SysFlagTransactionNot, message.SysFlagTransCommit:
-		s.putMessagePositionInfo(d)
+		if err := s.putMessagePositionInfo(d); err != nil {
+			return err
+		}
 	}
 	if s.cfg.MessageIndexEnable {
 		err := s.idx.BuildIndex(&index.Request{Topic: d.Topic, Keys: d.Keys, UniqKey: d.UniqKey,
@@ -147,31 +175,34 @@ func (s *DefaultMessageStore) doDispatch(d *commitlog.DispatchRequest) {
 			s.lg.Error("build index error, stop building index", zap.Error(err))
 		}
 	}
+	return nil
 }
 
-// putMessagePositionInfo writes the unit, retrying like Java
-// putMessagePositionInfoWrapper (30 tries, 1 s apart), and updates the
-// checkpoint's logics (and, on a slave, physic) timestamp.
-func (s *DefaultMessageStore) putMessagePositionInfo(d *commitlog.DispatchRequest) {
-	cq := s.findConsumeQueue(d.Topic, d.QueueID)
-	for i := 0; i < 30 && s.flags.isCQWriteable(); i++ {
-		ok, err := cq.Put(d.CommitLogOffset, d.MsgSize, d.TagsCode, d.ConsumeQueueOffset)
-		if ok {
-			if s.cfg.BrokerRole == Slave {
-				s.ckpt.SetPhysicMsgTimestamp(d.StoreTimestamp)
-			}
-			s.ckpt.SetLogicsMsgTimestamp(d.StoreTimestamp)
-			return
-		}
-		s.lg.Warn("put commit log position info failed", zap.String("topic", d.Topic), zap.Int32("queueId", d.QueueID),
-			zap.Int64("commitLogOffset", d.CommitLogOffset), zap.Int("retry", i), zap.Error(err))
-		if s.shutdown.Load() {
-			break
-		}
-		time.Sleep(time.Second)
+// putMessagePositionInfo writes the unit once and, on success, updates the
+// checkpoint's logics (and, on a slave, physic) timestamp. Java retries
+// here 30 times, 1 s apart, then gives up on the record; the dispatcher
+// retries instead (dispatch_stall.go), without skipping it. While the
+// store refuses consume-queue writes (not writeable, index error) the unit
+// is dropped as in Java.
+func (s *DefaultMessageStore) putMessagePositionInfo(d *commitlog.DispatchRequest) error {
+	if !s.flags.isCQWriteable() {
+		s.lg.Error("[BUG]consume queue can not write, store not writeable", zap.String("topic", d.Topic),
+			zap.Int32("queueId", d.QueueID), zap.Int32("flagBits", s.flags.bits.Load()))
+		return nil
 	}
-	s.lg.Error("consume queue can not write", zap.String("topic", d.Topic), zap.Int32("queueId", d.QueueID))
-	s.flags.makeLogicsQueueError()
+	cq := s.findConsumeQueue(d.Topic, d.QueueID)
+	ok, err := cq.Put(d.CommitLogOffset, d.MsgSize, d.TagsCode, d.ConsumeQueueOffset)
+	if !ok {
+		if err == nil {
+			err = consumequeue.ErrNoFile
+		}
+		return err
+	}
+	if s.cfg.BrokerRole == Slave {
+		s.ckpt.SetPhysicMsgTimestamp(d.StoreTimestamp)
+	}
+	s.ckpt.SetLogicsMsgTimestamp(d.StoreTimestamp)
+	return nil
 }
 
 // findConsumeQueue returns the queue, creating it on first use.

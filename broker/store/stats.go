@@ -268,6 +268,7 @@ func (s *DefaultMessageStore) RuntimeInfo() map[string]string {
 		"commitLogMinOffset":       strconv.FormatInt(s.MinPhyOffset(), 10),
 		"commitLogMaxOffset":       strconv.FormatInt(s.MaxPhyOffset(), 10),
 		"dispatchBehindBytes":      strconv.FormatInt(s.DispatchBehindBytes(), 10),
+		"dispatchError":            s.DispatchError(),
 	}
 	clPath := s.cfg.CommitLogDir()
 	clRatio := javaDouble(s.opts.diskUsage(clPath))

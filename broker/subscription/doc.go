@@ -28,7 +28,10 @@
 //	}
 //
 // Every change bumps the DataVersion (counter+1, timestamp=now) and persists,
-// except DisableConsume, which like Java only bumps the version.
+// except DisableConsume, which like Java only bumps the version. The write
+// is coalesced by a configtable.Persister goroutine between StartPersister
+// and StopPersister (WaitPersisted / AfterPersisted wait for it) and
+// synchronous otherwise.
 //
 // Invariants: one mutex guards table and version and is never held across
 // disk I/O; Persist serializes writers so the newest snapshot lands last.

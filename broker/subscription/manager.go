@@ -35,6 +35,7 @@ type Manager struct {
 	now        func() int64 // ms clock
 	autoCreate atomic.Bool  // autoCreateSubscriptionGroup, live
 
+	persister *configtable.Persister
 	persistMu sync.Mutex // serializes Persist
 	mu        sync.Mutex // guards table, order, version
 	tab       configtable.Table[body.SubscriptionGroupConfig]
@@ -51,6 +52,8 @@ func New(path string, autoCreate bool, lg *zap.Logger) *Manager {
 		lg:   lg,
 		now:  func() int64 { return time.Now().UnixMilli() },
 	}
+	m.persister = configtable.NewPersister(m.Persist, configtable.PersistInterval,
+		lg.With(zap.String("file", "subscriptionGroup.json"), zap.String("path", path)))
 	m.autoCreate.Store(autoCreate)
 	m.tab.Version = body.DataVersion{Timestamp: m.now()}
 	for _, g := range []string{ToolsConsumerGroup, FiltersrvConsumerGroup, SelfTestConsumerGroup} {

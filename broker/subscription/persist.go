@@ -1,8 +1,6 @@
 package subscription
 
 import (
-	"go.uber.org/zap"
-
 	"github.com/rocketmq-go/rmq/internal/configfile"
 	"github.com/rocketmq-go/rmq/remoting/body"
 )
@@ -48,11 +46,30 @@ func (m *Manager) Persist() error {
 	return configfile.PersistPretty(m.path, m.Encode())
 }
 
-func (m *Manager) persistLogged() {
-	if err := m.Persist(); err != nil {
-		m.lg.Error("persist subscription group failed", zap.String("path", m.path), zap.Error(err))
-	}
-}
+// persistLogged asks for the table to be written: at once before
+// StartPersister and after StopPersister, else by the persister, coalesced
+// with the other changes (failures are logged there).
+func (m *Manager) persistLogged() { m.persister.Request() }
+
+// StartPersister starts the goroutine that writes the file after changes,
+// at most every configtable.PersistInterval unless WaitPersisted hurries
+// it. Java writes synchronously inside every update.
+func (m *Manager) StartPersister() { m.persister.Start() }
+
+// StopPersister writes any pending change and stops that goroutine; later
+// changes are written synchronously.
+func (m *Manager) StopPersister() { m.persister.Stop() }
+
+// WaitPersisted blocks until every change made so far is written (group
+// commit: one write covers all concurrent waiters) and returns that
+// write's error. Callers that must answer only once a change is durable,
+// as Java's synchronous write guarantees, call it after the change.
+func (m *Manager) WaitPersisted() error { return m.persister.WaitPersisted() }
+
+// AfterPersisted is WaitPersisted without blocking: fn gets the result,
+// at once or on the persister's goroutine, and must not block (a
+// processor's deferred ctx.Respond).
+func (m *Manager) AfterPersisted(fn func(error)) { m.persister.AfterPersisted(fn) }
 
 // SyncFromMaster applies the master's GET_ALL_SUBSCRIPTIONGROUP_CONFIG
 // answer as SlaveSynchronize.syncSubscriptionGroupConfig does: when the

@@ -33,11 +33,15 @@
 //		}
 //	}
 //
-// Every change bumps the DataVersion and persists. The methods after which
+// Every change bumps the DataVersion and asks for topics.json to be
+// written: by a configtable.Persister goroutine between StartPersister and
+// StopPersister (coalesced; WaitPersisted / AfterPersisted wait for it),
+// synchronously otherwise. The methods after which
 // Java calls registerBrokerAll (auto-creation on send, retry-topic creation,
 // unit flag changes) also report it, by their created result and by the
 // change listener, so the broker re-registers with the name servers.
 //
 // Invariants: one mutex guards table, order and version; it is never held
-// across disk I/O or the change listener. The manager starts no goroutines.
+// across disk I/O or the change listener. The manager's only goroutine is
+// its persister's, started by StartPersister and ended by StopPersister.
 package topic

@@ -31,6 +31,7 @@ type Manager struct {
 	autoCreate atomic.Bool
 	onChange   atomic.Pointer[func()]
 
+	persister    *configtable.Persister
 	persistMu    sync.Mutex // serializes Persist
 	mu           sync.Mutex // guards everything below
 	tab          configtable.Table[body.TopicConfig]
@@ -49,6 +50,8 @@ func New(opts Options, path string, lg *zap.Logger) *Manager {
 		now:          func() int64 { return time.Now().UnixMilli() },
 		systemTopics: map[string]bool{},
 	}
+	m.persister = configtable.NewPersister(m.Persist, configtable.PersistInterval,
+		lg.With(zap.String("file", "topics.json"), zap.String("path", path)))
 	m.autoCreate.Store(opts.AutoCreateTopicEnable)
 	m.tab.Version = body.DataVersion{Timestamp: m.now()}
 	m.addSystemTopics(opts)
