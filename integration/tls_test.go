@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -14,9 +15,12 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/broker/acl"
+	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
@@ -24,7 +28,7 @@ import (
 // newTLSEnv starts a name server and a broker whose servers run in the
 // given tls.server.mode (test mode: self-signed certificates), the broker
 // talking to the name server with TLS as BrokerStartup derives it.
-func newTLSEnv(t *testing.T, mode string) *consumeEnv {
+func newTLSEnv(t *testing.T, mode string, opts ...testutil.BrokerOption) *consumeEnv {
 	t.Helper()
 	rlog.SetLogLevel("error")
 	tc := remoting.NewTLSConfig()
@@ -42,7 +46,7 @@ func newTLSEnv(t *testing.T, mode string) *consumeEnv {
 	}
 	t.Cleanup(func() { _ = ns.Shutdown(context.Background()) })
 	e := &consumeEnv{t: t, nsAddr: ns.Addr().String(), topic: uniqueName("TLST")}
-	cfg, scfg := testutil.NewBrokerConfigs(t, e.nsAddr)
+	cfg, scfg := testutil.NewBrokerConfigs(t, e.nsAddr, opts...)
 	srv := broker.NewNettyServerConfig()
 	srv.ListenAddr, srv.TLS = "127.0.0.1:0", tc
 	cli := remoting.NewNettyClientConfig()
@@ -188,5 +192,57 @@ func TestIntegrationTLSPermissivePlainAndTLS(t *testing.T) {
 	e.startPush(pushOpts{group: uniqueName("cg"), extra: []consumer.Option{consumer.WithTls(true)}}, r)
 	for _, prefix := range []string{"plain", "tls", "plain-again"} {
 		r.waitAll(t, prefix, 10, 30*time.Second)
+	}
+}
+
+// ACL applies on TLS connections as on plain ones: the check wraps the
+// processors, which both transports share.
+func TestIntegrationTLSWithACL(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "conf", "plain_acl.yml")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte(aclYml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := newTLSEnv(t, "enforcing", func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) {
+		c.ACLEnable, c.RocketmqHome = true, home
+	})
+	topic := body.NewTopicConfig("AclTopic")
+	topic.ReadQueueNums, topic.WriteQueueNums, topic.Perm = 4, 4, 6
+	e.b.Topics().UpdateTopicConfig(topic)
+	cc := remoting.NewNettyClientConfig()
+	cc.UseTLS = true
+	cl := remoting.NewClient(cc, zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = cl.Shutdown(context.Background()) })
+	send := func(cred *primitive.Credentials) *codec.RemotingCommand {
+		t.Helper()
+		ext := map[string]string{
+			"a": "acl_pubonly_group", "b": "AclTopic", "c": "TBW102", "d": "4", "e": "0", "f": "0",
+			"g": strconv.FormatInt(time.Now().UnixMilli(), 10), "h": "0", "i": "", "j": "0", "k": "false", "m": "false",
+		}
+		data := []byte("over tls")
+		if cred != nil {
+			acl.SignRequest(ext, data, cred.AccessKey, cred.SecretKey)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		resp, err := cl.InvokeSync(ctx, e.b.BrokerAddr(), codec.NewRequest(code.SendMessageV2, ext, data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	if resp := send(&aclUser); resp.Code != code.Success {
+		t.Fatalf("signed send over tls: %d %s", resp.Code, resp.Remark)
+	}
+	if resp := send(nil); resp.Code == code.Success {
+		t.Fatal("unsigned send over tls accepted by an aclEnable broker")
+	}
+	wrong := aclUser
+	wrong.SecretKey = "not-the-secret"
+	if resp := send(&wrong); resp.Code == code.Success {
+		t.Fatal("badly signed send over tls accepted by an aclEnable broker")
 	}
 }
