@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -24,6 +25,8 @@ type Client struct {
 
 	asyncSem  chan struct{} // clientAsyncSemaphoreValue permits
 	onewaySem chan struct{} // clientOnewaySemaphoreValue permits
+
+	tlsCfg func() (*tls.Config, error) // the client TLS settings, built once (tls_client.go)
 
 	mu      sync.Mutex // guards conns, dialing, closed
 	conns   map[string]*Channel
@@ -54,6 +57,7 @@ func NewClient(cfg *NettyClientConfig, lg *zap.Logger) *Client {
 		onewaySem: make(chan struct{}, max(cfg.ClientOnewaySemaphoreValue, 1)),
 		conns:     make(map[string]*Channel),
 		dialing:   make(map[string]*dialCall),
+		tlsCfg:    sync.OnceValues(cfg.TLS.ClientTLS),
 	}
 	c.ep.startHousekeeping()
 	return c
@@ -178,6 +182,9 @@ func (c *Client) dial(addr string, d *dialCall) {
 	timeout := time.Duration(c.cfg.ConnectTimeoutMillis) * time.Millisecond
 	dialer := net.Dialer{Timeout: timeout, KeepAlive: -1}
 	conn, err := dialer.Dial("tcp", addr)
+	if err == nil && c.cfg.UseTLS {
+		conn, err = c.handshake(conn, addr, timeout)
+	}
 	var ch *Channel
 	if err != nil {
 		err = fmt.Errorf("%w: %s: %w", ErrConnect, addr, err)

@@ -25,6 +25,10 @@ type NettyServerConfig struct {
 	ListenAddr string
 	// MaxFrameLength bounds one frame (length prefix included); ≤0 means codec.DefaultMaxFrameLength.
 	MaxFrameLength int
+	// TLS is the tls.* configuration (Java's TlsSystemConfig); nil serves
+	// plain connections only, as mode disabled. The binaries set Java's
+	// default, permissive with a self-signed certificate.
+	TLS *TLSConfig
 }
 
 // NewNettyServerConfig returns Java's NettyServerConfig defaults.
@@ -61,6 +65,9 @@ type NettyClientConfig struct {
 
 	// MaxFrameLength bounds one received frame; ≤0 means codec.DefaultMaxFrameLength.
 	MaxFrameLength int
+	// TLS holds the tls.client.* settings used when UseTLS is set; nil
+	// means test mode (any server certificate is accepted).
+	TLS *TLSConfig
 }
 
 // NewNettyClientConfig returns Java's NettyClientConfig defaults (NettySystemConfig system-property defaults).

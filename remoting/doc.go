@@ -28,6 +28,15 @@
 //	             whatever was queued meanwhile in one more AsyncWrite, so
 //	             concurrent responses to one connection share write syscalls.
 //
+// TLS (NettyServerConfig.TLS, Java's tls.server.mode): when not disabled
+// the accept goroutine passes each connection to a goroutine of its own,
+// which peeks (MSG_PEEK, nothing consumed) the client's first byte:
+//
+//	0x16 (TLS handshake record) ─▶ crypto/tls handshake (≤10 s) ─▶ reader
+//	      goroutine (frames ─▶ the same endpoint: pools, inline processors,
+//	      pending table, events) + writer goroutine draining the outbound buffer
+//	other byte ─▶ gnet.Client.Enroll as above (enforcing: closed instead)
+//
 // The client is the same with a reader goroutine in place of OnTraffic and a
 // writer goroutine draining the outbound buffer in place of AsyncWrite.
 // Connect/close/idle events go to the ChannelEventListener on one event
@@ -59,6 +68,7 @@
 //	endpoint.procMu → Pool.mu (adopt/release take a pool reference)
 //	Channel.mu, pendingTable.mu, endpoint.chMu, endpoint.listenerMu,
 //	endpoint.goMu, Context.serMu: leaves.
+//	Server.enrollMu (held across Enroll), Server.connMu: leaves.
 //
 // # Usage
 //
@@ -67,6 +77,8 @@
 //	_ = s.Start()
 //	defer s.Shutdown(ctx)
 //
-//	c := remoting.NewClient(remoting.NewNettyClientConfig(), lg)
+//	cfg.TLS = remoting.NewTLSConfig() // permissive, self-signed: Java's default
+//
+//	c := remoting.NewClient(remoting.NewNettyClientConfig(), lg) // UseTLS: dial with TLS
 //	resp, err := c.InvokeSync(ctx, s.Addr().String(), codec.NewRequest(code.HeartBeat, nil, body))
 package remoting

@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -51,8 +52,19 @@ type Server struct {
 
 	acceptStop chan struct{}  // closed by Shutdown: ends the accept back-off
 	acceptWG   sync.WaitGroup // the accept goroutine
-	spare      *os.File       // reserve descriptor, see enroll; accept goroutine only
+	enrollMu   sync.Mutex     // serialises enroll (accept and sniff goroutines)
+	spare      *os.File       // reserve descriptor, see enroll; guarded by enrollMu
 	acceptLog  rateLog        // accept errors; accept goroutine only
+
+	// TLS (tls_sniff.go, conn_std.go): with a mode other than disabled each
+	// accepted connection is sniffed on its own goroutine; TLS ones are
+	// served on the standard library.
+	tlsMode     TLSMode
+	tlsCfg      atomic.Pointer[tls.Config] // swapped by watchCerts
+	connMu      sync.Mutex                 // guards conns, connsClosed
+	conns       map[net.Conn]struct{}      // connections not (yet) on gnet
+	connsClosed bool                       // set by Shutdown once conns were closed
+	connWG      sync.WaitGroup             // sniff, TLS read and write goroutines
 }
 
 // NewServer validates cfg; nothing is bound until Start.
@@ -67,12 +79,22 @@ func NewServer(cfg *NettyServerConfig, lg *zap.Logger) (*Server, error) {
 		return nil, fmt.Errorf("remoting: bad listenPort %d", cfg.ListenPort)
 	}
 	idle := time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second
-	return &Server{
+	s := &Server{
 		cfg:        cfg,
 		lg:         lg,
 		ep:         newEndpoint(lg, cfg.MaxFrameLength, idle),
 		acceptStop: make(chan struct{}),
-	}, nil
+		tlsMode:    cfg.TLS.Mode(),
+		conns:      make(map[net.Conn]struct{}),
+	}
+	if s.tlsMode != TLSDisabled {
+		tc, err := cfg.TLS.ServerTLS()
+		if err != nil {
+			return nil, err
+		}
+		s.tlsCfg.Store(tc)
+	}
+	return s, nil
 }
 
 // RegisterProcessor routes requests with code c to p, run on pool.
@@ -125,7 +147,14 @@ func (s *Server) Start() error {
 		defer s.acceptWG.Done()
 		s.acceptLoop()
 	}()
-	s.lg.Info("remoting server started", zap.String("addr", s.addr.String()))
+	if w := s.newCertWatch(); w != nil {
+		s.acceptWG.Add(1)
+		go func() {
+			defer s.acceptWG.Done()
+			s.watchCerts(w)
+		}()
+	}
+	s.lg.Info("remoting server started", zap.String("addr", s.addr.String()), zap.Stringer("tlsMode", s.tlsMode))
 	return nil
 }
 
@@ -179,13 +208,26 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	// progress (the engine still runs) and exits.
 	close(s.acceptStop)
 	_ = s.ln.Close()
+	acceptDone := true
 	if err := waitGroupCtx(ctx, &s.acceptWG); err != nil {
 		errs = append(errs, fmt.Errorf("remoting: stop accepting: %w", err))
-	} else if s.spare != nil {
-		_ = s.spare.Close()
+		acceptDone = false
 	}
 	if err := s.ep.waitTasks(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("remoting: drain tasks: %w", err))
+	}
+	// Connections off gnet (sniffing, TLS) are closed here; their
+	// goroutines end, and no enroll runs after them.
+	s.closeStdConns()
+	if err := waitGroupCtx(ctx, &s.connWG); err != nil {
+		errs = append(errs, fmt.Errorf("remoting: close tls connections: %w", err))
+	} else if acceptDone { // no enroll can run any more
+		s.enrollMu.Lock()
+		if s.spare != nil {
+			_ = s.spare.Close()
+			s.spare = nil
+		}
+		s.enrollMu.Unlock()
 	}
 	// Client.Stop closes every connection and returns once the loops ended.
 	stopped := make(chan error, 1)
@@ -232,6 +274,11 @@ func (s *Server) acceptLoop() {
 	var delay time.Duration
 	for {
 		c, err := s.ln.Accept()
+		if err == nil && s.tlsMode != TLSDisabled {
+			s.sniff(c)
+			delay = 0
+			continue
+		}
 		if err == nil {
 			if err = s.enroll(c); err == nil {
 				if delay > 0 {
@@ -270,6 +317,8 @@ func nextAcceptDelay(d time.Duration) time.Duration {
 // descriptor is given up for that moment, so that a connection accepted
 // into the last free descriptor is not dropped for want of a second one.
 func (s *Server) enroll(c net.Conn) error {
+	s.enrollMu.Lock()
+	defer s.enrollMu.Unlock()
 	if s.spare != nil {
 		_ = s.spare.Close()
 		s.spare = nil
@@ -281,8 +330,22 @@ func (s *Server) enroll(c net.Conn) error {
 	return nil
 }
 
+// sniff serves c on its own goroutine (sniffAndServe), or closes it when
+// Shutdown has begun.
+func (s *Server) sniff(c net.Conn) {
+	if !s.track(c) {
+		_ = c.Close()
+		return
+	}
+	go func() {
+		defer s.connWG.Done()
+		s.sniffAndServe(c)
+	}()
+}
+
 // reserveSpare keeps one descriptor in reserve for enroll; under EMFILE it
-// stays empty until a descriptor is free again.
+// stays empty until a descriptor is free again. Caller holds enrollMu or is
+// Start.
 func (s *Server) reserveSpare() {
 	if s.spare == nil {
 		if f, err := os.Open(os.DevNull); err == nil {

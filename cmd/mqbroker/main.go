@@ -18,6 +18,8 @@ import (
 
 	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/internal/props"
+	"github.com/rocketmq-go/rmq/internal/tlsconfig"
+	"github.com/rocketmq-go/rmq/remoting"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
@@ -31,6 +33,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	printAll := fs.Bool("p", false, "Print all config item")
 	printImportant := fs.Bool("m", false, "Print important config item")
 	nsAddr := fs.String("n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
+	args, defines := props.SplitDefines(args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -38,10 +41,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	cfgs := broker.NewStartupConfigs()
-	if _, err := props.LoadFile(*confFile, stderr, cfgs.Targets()...); err != nil {
+	tc := remoting.NewTLSConfig()
+	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc)...)
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
+	tlsconfig.Apply(tc, defines, stderr)
+	if _, set := fileProps["useTLS"]; !set {
+		cfgs.Client.UseTLS = tlsconfig.BrokerUseTLS(tc, fileProps, defines)
+	}
+	cfgs.Server.TLS, cfgs.Client.TLS = tc, tc
 	if *nsAddr != "" {
 		props.Bind(map[string]string{"namesrvAddr": *nsAddr}, cfgs.Broker)
 	}

@@ -17,19 +17,26 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/internal/props"
+	"github.com/rocketmq-go/rmq/internal/tlsconfig"
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// started, when set (tests), is told the running name server.
+var started func(*namesrv.Namesrv)
+
+// run parses args, loads the configuration and serves until SIGINT/SIGTERM
+// or until stop is closed (tests).
+func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	confFile := fs.String("c", "", "Name server config properties file")
 	printAll := fs.Bool("p", false, "Print all config items")
 	printImportant := fs.Bool("m", false, "Print important config items")
 	nsAddr := fs.String("n", "", "Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876")
+	args, defines := props.SplitDefines(args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -37,11 +44,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg, netty := namesrv.NewNamesrvConfig(), namesrv.NewNettyServerConfig()
+	netty.TLS = remoting.NewTLSConfig()
 	fileProps, err := loadFile(*confFile, cfg, netty, stdout, stderr)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
+	tlsconfig.Apply(netty.TLS, defines, stderr)
 	if *printAll || *printImportant {
 		props.Print(stdout, *printImportant && !*printAll, cfg, netty)
 		return 0
@@ -59,15 +68,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cfg.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java name server")
 	}
-	return serve(cfg, netty, fileProps, lg, stdout)
+	return serve(cfg, netty, fileProps, lg, stdout, stop)
 }
 
-// loadFile binds the -c properties file onto the configs, as Java does.
+// loadFile binds the -c properties file onto the configs, as Java does,
+// and its tls.* keys onto netty.TLS (which Java reads as -D options only).
 func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, stdout, stderr io.Writer) (map[string]string, error) {
 	if path == "" {
 		return nil, nil
 	}
-	m, err := props.LoadFile(path, stderr, cfg, netty)
+	m, err := props.LoadFile(path, stderr, cfg, netty, netty.TLS)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +86,7 @@ func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServ
 	return m, nil
 }
 
-func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, fileProps map[string]string, lg *zap.Logger, stdout io.Writer) int {
+func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, fileProps map[string]string, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {
 	ns, err := namesrv.New(cfg, netty, lg)
 	if err != nil {
 		lg.Error("create name server failed", zap.Error(err))
@@ -88,11 +98,17 @@ func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, filePr
 		return 255
 	}
 	fmt.Fprintln(stdout, "The Name Server boot success. serializeType=JSON")
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	<-ctx.Done()
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	if started != nil {
+		started(ns)
+	}
+	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
+	select {
+	case <-ctx.Done():
+	case <-stop:
+	}
+	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer scancel()
 	if err := ns.Shutdown(sctx); err != nil {
 		lg.Error("shutdown failed", zap.Error(err))
 		return 1

@@ -10,7 +10,7 @@ import (
 
 func TestNamesrvCmdPrintConfig(t *testing.T) {
 	var out, errOut bytes.Buffer
-	if rc := run([]string{"-p"}, &out, &errOut); rc != 0 {
+	if rc := run([]string{"-p"}, &out, &errOut, nil); rc != 0 {
 		t.Fatalf("rc=%d stderr=%s", rc, errOut.String())
 	}
 	for _, want := range []string{"listenPort=9876\n", "productEnvName=center\n", "orderMessageEnable=false\n", "serverWorkerThreads=8\n"} {
@@ -27,7 +27,7 @@ func TestNamesrvCmdConfigFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	if rc := run([]string{"-c", conf, "-p"}, &out, &errOut); rc != 0 {
+	if rc := run([]string{"-c", conf, "-p"}, &out, &errOut, nil); rc != 0 {
 		t.Fatalf("rc=%d stderr=%s", rc, errOut.String())
 	}
 	for _, want := range []string{"load config properties file OK, " + conf, "listenPort=19876\n", "orderMessageEnable=true\n",
@@ -39,7 +39,7 @@ func TestNamesrvCmdConfigFile(t *testing.T) {
 	if !strings.Contains(errOut.String(), "serverWorkerThreads") || !strings.Contains(errOut.String(), "unknown key mystery") {
 		t.Errorf("warnings missing: %s", errOut.String())
 	}
-	if rc := run([]string{"-c", conf + ".missing"}, &out, &errOut); rc == 0 {
+	if rc := run([]string{"-c", conf + ".missing"}, &out, &errOut, nil); rc == 0 {
 		t.Fatal("missing config file must fail")
 	}
 }

@@ -23,7 +23,9 @@ import (
 
 	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/internal/props"
+	"github.com/rocketmq-go/rmq/internal/tlsconfig"
 	"github.com/rocketmq-go/rmq/namesrv"
+	"github.com/rocketmq-go/rmq/remoting"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr, nil)) }
@@ -33,6 +35,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs.SetOutput(stderr)
 	confFile := fs.String("c", "", "Broker config properties file applied over the embedded defaults")
 	nsPort := fs.Int("nsport", namesrv.DefaultListenPort, "Name server listen port (0: any free port)")
+	args, defines := props.SplitDefines(args)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -40,10 +43,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	cfgs := broker.NewStartupConfigs()
-	if _, err := props.LoadFile(*confFile, stderr, cfgs.Targets()...); err != nil {
+	tc := remoting.NewTLSConfig()
+	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc)...)
+	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
+	tlsconfig.Apply(tc, defines, stderr)
+	if _, set := fileProps["useTLS"]; !set {
+		cfgs.Client.UseTLS = tlsconfig.BrokerUseTLS(tc, fileProps, defines)
+	}
+	cfgs.Server.TLS, cfgs.Client.TLS = tc, tc
 	if err := cfgs.ApplyOverrides(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 253
@@ -54,7 +64,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 255
 	}
 	defer func() { _ = lg.Sync() }()
-	ns, err := startNamesrv(*nsPort, cfgs.Store.StorePathRootDir, lg.Named("namesrv"))
+	ns, err := startNamesrv(*nsPort, cfgs.Store.StorePathRootDir, tc, lg.Named("namesrv"))
 	if err != nil {
 		lg.Error("start name server failed", zap.Error(err))
 		return 255
@@ -87,12 +97,13 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 }
 
 // startNamesrv starts the embedded name server, its KV config beside the store.
-func startNamesrv(port int, storeRoot string, lg *zap.Logger) (*namesrv.Namesrv, error) {
+func startNamesrv(port int, storeRoot string, tc *remoting.TLSConfig, lg *zap.Logger) (*namesrv.Namesrv, error) {
 	cfg := namesrv.NewNamesrvConfig()
 	cfg.KVConfigPath = filepath.Join(storeRoot, "namesrv", "kvConfig.json")
 	srv := namesrv.NewNettyServerConfig()
 	srv.ListenPort = port
 	srv.ListenAddr = ":" + strconv.Itoa(port)
+	srv.TLS = tc
 	ns, err := namesrv.New(cfg, srv, lg)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,169 @@
+package remoting
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+// The standard-library connection path serves the server's TLS
+// connections, which gnet cannot carry: one goroutine reads and dispatches
+// frames (this file's stdReadLoop), one writes (stdWriteLoop). Both feed
+// the same endpoint as gnet connections, so processors, responses,
+// server-to-client requests, oneway calls and connect/close/idle events
+// behave the same. The cost is two goroutines (about 16 KiB of stack) and
+// a 64 KiB read buffer per TLS connection, and a goroutine hand-off for
+// each batch of writes instead of an event-loop write.
+
+// track records c as a connection the server must close on Shutdown and
+// counts the goroutine that will serve it; false once Shutdown closed them.
+func (s *Server) track(c net.Conn) bool {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.connsClosed {
+		return false
+	}
+	s.conns[c] = struct{}{}
+	s.connWG.Add(1)
+	return true
+}
+
+// goConn runs f on a goroutine Shutdown waits for; false once it closed
+// the connections.
+func (s *Server) goConn(f func()) bool {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.connsClosed {
+		return false
+	}
+	s.connWG.Add(1)
+	go func() {
+		defer s.connWG.Done()
+		f()
+	}()
+	return true
+}
+
+// untrack forgets c (handed to gnet, or closed).
+func (s *Server) untrack(c net.Conn) {
+	s.connMu.Lock()
+	delete(s.conns, c)
+	s.connMu.Unlock()
+}
+
+func (s *Server) dropConn(c net.Conn) {
+	_ = c.Close()
+	s.untrack(c)
+}
+
+// closeStdConns closes every connection not served by gnet (being sniffed,
+// in a TLS handshake, or served by serveStd) and refuses new ones.
+func (s *Server) closeStdConns() {
+	s.connMu.Lock()
+	s.connsClosed = true
+	conns := s.conns
+	s.conns = map[net.Conn]struct{}{}
+	s.connMu.Unlock()
+	for c := range conns {
+		_ = c.Close()
+	}
+}
+
+// serveStd serves an established connection on the calling goroutine
+// until it closes; raw is the tracked socket under c.
+func (s *Server) serveStd(c, raw net.Conn) {
+	ep := s.ep
+	ch := newChannel(ep, addrString(c.RemoteAddr()), addrString(c.LocalAddr()))
+	kick := make(chan struct{}, 1)
+	ch.kick = func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	ch.closeFn = c.Close
+	ep.addChannel(ch)
+	defer func() {
+		_ = c.Close()
+		s.untrack(raw)
+		ep.channelGone(ch)
+	}()
+	if !s.goConn(func() { stdWriteLoop(s.lg, ch, c, kick) }) {
+		return
+	}
+	s.stdReadLoop(ch, c)
+}
+
+// stdReadLoop decodes frames until the connection fails. Requests of
+// inline processors run here, as gnet runs them on its loop, and their
+// responses are queued once no further whole frame is buffered.
+func (s *Server) stdReadLoop(ch *Channel, c net.Conn) {
+	ep := s.ep
+	br := bufio.NewReaderSize(c, clientReadBuffer)
+	var out []byte
+	for {
+		frame, err := readFrame(br, ep.maxFrame)
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				s.lg.Debug("read failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+			}
+			return
+		}
+		ch.touch()
+		cmd, err := codec.Decode(frame)
+		if err != nil {
+			s.lg.Warn("decode frame failed, close the connection", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+			return
+		}
+		if pe, ok := ep.inlineEntry(cmd); ok {
+			out = ep.runInline(pe, newContext(ch, cmd, ep.lg), cmd, out)
+		} else {
+			ep.handle(ch, cmd)
+		}
+		if len(out) > 0 && br.Buffered() == 0 {
+			ch.queueBytes(out)
+			out = out[:0]
+		}
+	}
+}
+
+// queueBytes appends already encoded frames to the channel's outbound
+// buffer, as WriteCommand does for one command.
+func (ch *Channel) queueBytes(b []byte) {
+	if ch.closed.Load() {
+		return
+	}
+	ch.mu.Lock()
+	ch.out = append(ch.out, b...)
+	start := !ch.kicked
+	ch.kicked = true
+	ch.mu.Unlock()
+	if start {
+		ch.kick()
+	}
+}
+
+// stdWriteLoop writes everything queued on ch in one Write per wake-up.
+func stdWriteLoop(lg *zap.Logger, ch *Channel, c net.Conn, kick <-chan struct{}) {
+	for {
+		select {
+		case <-kick:
+		case <-ch.done:
+			return
+		}
+		for b := ch.takeBatch(); b != nil; b = ch.takeBatch() {
+			if _, err := c.Write(b); err != nil {
+				lg.Debug("write failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+				ch.abortFlush()
+				_ = ch.Close()
+				return
+			}
+			ch.recycle(b)
+		}
+	}
+}
