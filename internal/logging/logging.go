@@ -1,0 +1,270 @@
+package logging
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"gopkg.in/natefinch/lumberjack.v2"
+)
+
+// Role selects the default file: broker.log or namesrv.log.
+type Role int
+
+// The two server roles.
+const (
+	RoleBroker Role = iota
+	RoleNamesrv
+)
+
+// Formats accepted by Options.Format.
+const (
+	FormatAuto    = ""
+	FormatConsole = "console"
+	FormatJSON    = "json"
+)
+
+// ErrBadOption reports an unknown format or level.
+var ErrBadOption = errors.New("logging: bad option")
+
+// Options configure New. The zero value logs Info and above to stderr,
+// human-readable on a terminal or the systemd journal and JSON otherwise.
+type Options struct {
+	Format string // "console", "json" or "" (auto)
+	Level  string // "debug", "info", "warn" or "error"; "" is info
+	// Dir enables file output into this directory; File enables it into
+	// DefaultDir() when Dir is empty.
+	Dir  string
+	File bool
+	Role Role
+	// MaxSizeMB overrides every file's rotation size (Apache: 100 or 128 MB).
+	MaxSizeMB int
+	// Stderr receives console output; nil is os.Stderr.
+	Stderr io.Writer
+}
+
+// RegisterFlags adds -logFormat, -logLevel, -logDir and -logFile to fs.
+func (o *Options) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Format, "logFormat", o.Format, "Log encoding: console or json (default: console on a terminal or the systemd journal, else json)")
+	fs.StringVar(&o.Level, "logLevel", "info", "Log level: debug, info, warn or error")
+	fs.StringVar(&o.Dir, "logDir", o.Dir, "Write rotated log files (broker.log, store.log…) into this directory")
+	fs.BoolVar(&o.File, "logFile", o.File, "Write rotated log files into -logDir, default ~/logs/rocketmqlogs as Apache RocketMQ does")
+}
+
+// DefaultDir is ${user.home}/logs/rocketmqlogs, where Apache's logback
+// configuration writes.
+func DefaultDir() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		home = "."
+	}
+	return filepath.Join(home, "logs", "rocketmqlogs")
+}
+
+// New builds the logger and returns a func that flushes and closes its files.
+func New(o Options) (*zap.Logger, func() error, error) {
+	level, err := parseLevel(o.Level)
+	if err != nil {
+		return nil, nil, err
+	}
+	stderr := o.Stderr
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	format, err := resolveFormat(o.Format, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := o.Dir
+	if dir == "" && o.File {
+		dir = DefaultDir()
+	}
+	consoleLevel := zapcore.LevelEnabler(level)
+	if dir == "" {
+		core := zapcore.NewCore(encoder(format), zapcore.Lock(zapcore.AddSync(stderr)), consoleLevel)
+		return zap.New(core, zap.ErrorOutput(zapcore.AddSync(stderr))), func() error { return nil }, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, nil, fmt.Errorf("logging: create %s: %w", dir, err)
+	}
+	// With files on, stderr keeps only errors so that a supervisor still
+	// sees why the process failed; everything else is in the files.
+	consoleLevel = zap.NewAtomicLevelAt(max(level, zapcore.ErrorLevel))
+	fileFormat := o.Format
+	if fileFormat == FormatAuto {
+		fileFormat = FormatConsole // Apache's files are plain text lines
+	}
+	r := newRouter(dir, o.Role, o.MaxSizeMB, encoder(fileFormat), level)
+	core := zapcore.NewTee(r, zapcore.NewCore(encoder(format), zapcore.Lock(zapcore.AddSync(stderr)), consoleLevel))
+	return zap.New(core, zap.ErrorOutput(zapcore.AddSync(stderr))), r.close, nil
+}
+
+func parseLevel(s string) (zapcore.Level, error) {
+	switch strings.ToLower(s) {
+	case "", "info":
+		return zapcore.InfoLevel, nil
+	case "debug":
+		return zapcore.DebugLevel, nil
+	case "warn", "warning":
+		return zapcore.WarnLevel, nil
+	case "error":
+		return zapcore.ErrorLevel, nil
+	}
+	return 0, fmt.Errorf("%w: level %q (want debug, info, warn or error)", ErrBadOption, s)
+}
+
+func resolveFormat(s string, stderr io.Writer) (string, error) {
+	switch strings.ToLower(s) {
+	case FormatConsole:
+		return FormatConsole, nil
+	case FormatJSON:
+		return FormatJSON, nil
+	case FormatAuto:
+		if f, ok := stderr.(*os.File); ok && humanReader(f) {
+			return FormatConsole, nil
+		}
+		return FormatJSON, nil
+	}
+	return "", fmt.Errorf("%w: format %q (want console or json)", ErrBadOption, s)
+}
+
+func encoder(format string) zapcore.Encoder {
+	if format == FormatJSON {
+		return zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
+	}
+	cfg := zap.NewDevelopmentEncoderConfig()
+	cfg.EncodeTime = zapcore.TimeEncoderOfLayout("2006-01-02 15:04:05.000")
+	cfg.StacktraceKey = "" // stacks only on request (zap.Stack), as in JSON
+	return zapcore.NewConsoleEncoder(cfg)
+}
+
+// fileSpec is one Apache log file with its logback rolling policy.
+type fileSpec struct {
+	name      string
+	maxSizeMB int
+	backups   int // logback maxIndex
+}
+
+// Apache 4.9.8 distribution/conf/logback_broker.xml and logback_namesrv.xml.
+var (
+	brokerFile      = fileSpec{"broker.log", 128, 20}
+	storeFile       = fileSpec{"store.log", 128, 10}
+	remotingFile    = fileSpec{"remoting.log", 100, 10}
+	transactionFile = fileSpec{"transaction.log", 100, 10}
+	statsFile       = fileSpec{"stats.log", 100, 5}
+	lockFile        = fileSpec{"lock.log", 100, 5}
+	filterFile      = fileSpec{"filter.log", 100, 10}
+	watermarkFile   = fileSpec{"watermark.log", 100, 10}
+	protectionFile  = fileSpec{"protection.log", 100, 10}
+	namesrvFile     = fileSpec{"namesrv.log", 100, 5}
+)
+
+// segmentFiles maps a logger-name segment to its broker-side file.
+var segmentFiles = map[string]fileSpec{
+	"store": storeFile, "ha": storeFile,
+	"remoting": remotingFile, "gnet": remotingFile,
+	"transaction": transactionFile, "stats": statsFile, "rebalance": lockFile,
+	"filter": filterFile, "watermark": watermarkFile, "protection": protectionFile,
+}
+
+// route names the file for a logger name.
+func route(role Role, loggerName string) fileSpec {
+	if role == RoleNamesrv || loggerName == "namesrv" || strings.HasPrefix(loggerName, "namesrv.") {
+		return namesrvFile
+	}
+	for seg := range strings.SplitSeq(loggerName, ".") {
+		if f, ok := segmentFiles[seg]; ok {
+			return f
+		}
+	}
+	return brokerFile
+}
+
+// router is a zapcore.Core that sends each entry to its file's core.
+type router struct {
+	shared *files
+	fields []zapcore.Field
+	zapcore.LevelEnabler
+}
+
+// files owns the open files; cores are made on first use of a file.
+type files struct {
+	dir       string
+	role      Role
+	maxSizeMB int
+	enc       zapcore.Encoder
+	level     zapcore.LevelEnabler
+
+	mu    sync.Mutex // guards cores, rolls; never held while writing
+	cores map[string]zapcore.Core
+	rolls []*lumberjack.Logger
+}
+
+func newRouter(dir string, role Role, maxSizeMB int, enc zapcore.Encoder, level zapcore.LevelEnabler) *router {
+	f := &files{dir: dir, role: role, maxSizeMB: maxSizeMB, enc: enc, level: level, cores: map[string]zapcore.Core{}}
+	return &router{shared: f, LevelEnabler: level}
+}
+
+func (f *files) core(spec fileSpec) zapcore.Core {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if c, ok := f.cores[spec.name]; ok {
+		return c
+	}
+	size := spec.maxSizeMB
+	if f.maxSizeMB > 0 {
+		size = f.maxSizeMB
+	}
+	// lumberjack opens the file on its first write, so unused files are
+	// never created; rotated files are gzipped beside it.
+	roll := &lumberjack.Logger{Filename: filepath.Join(f.dir, spec.name), MaxSize: size, MaxBackups: spec.backups, Compress: true}
+	c := zapcore.NewCore(f.enc.Clone(), zapcore.AddSync(roll), f.level)
+	f.cores[spec.name], f.rolls = c, append(f.rolls, roll)
+	return c
+}
+
+// With implements zapcore.Core.
+func (r *router) With(fields []zapcore.Field) zapcore.Core {
+	all := make([]zapcore.Field, 0, len(r.fields)+len(fields))
+	return &router{shared: r.shared, fields: append(append(all, r.fields...), fields...), LevelEnabler: r.LevelEnabler}
+}
+
+// Check implements zapcore.Core.
+func (r *router) Check(ent zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if !r.Enabled(ent.Level) {
+		return ce
+	}
+	return ce.AddCore(ent, r)
+}
+
+// Write implements zapcore.Core.
+func (r *router) Write(ent zapcore.Entry, fields []zapcore.Field) error {
+	c := r.shared.core(route(r.shared.role, ent.LoggerName))
+	if len(r.fields) > 0 {
+		fields = append(append(make([]zapcore.Field, 0, len(r.fields)+len(fields)), r.fields...), fields...)
+	}
+	return c.Write(ent, fields)
+}
+
+// Sync implements zapcore.Core; lumberjack writes through, nothing to flush.
+func (r *router) Sync() error { return nil }
+
+func (r *router) close() error {
+	f := r.shared
+	f.mu.Lock()
+	rolls := f.rolls
+	f.rolls, f.cores = nil, map[string]zapcore.Core{}
+	f.mu.Unlock()
+	var errs []error
+	for _, l := range rolls {
+		errs = append(errs, l.Close())
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,272 @@
+package logging
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/internal/wait"
+)
+
+// syncBuffer is a bytes.Buffer safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func newLogger(t *testing.T, o Options) *zap.Logger {
+	t.Helper()
+	lg, closeLogs, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := closeLogs(); err != nil {
+			t.Error(err)
+		}
+	})
+	return lg
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestLoggingConsoleIsHumanReadable(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	lg := newLogger(t, Options{Format: FormatConsole, Stderr: &buf})
+	lg.Named("store").Info("flush commit log", zap.String("topic", "TopicA"), zap.Int32("queueId", 3))
+	line := strings.TrimSpace(buf.String())
+	if strings.HasPrefix(line, "{") {
+		t.Fatalf("console line is JSON: %q", line)
+	}
+	for _, want := range []string{"INFO", "store", "flush commit log", `"topic": "TopicA"`, `"queueId": 3`} {
+		if !strings.Contains(line, want) {
+			t.Errorf("console line %q lacks %q", line, want)
+		}
+	}
+	if _, err := time.ParseInLocation("2006-01-02 15:04:05.000", line[:23], time.Local); err != nil {
+		t.Errorf("console line does not start with a local timestamp: %q: %v", line, err)
+	}
+}
+
+func TestLoggingJSONParses(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	lg := newLogger(t, Options{Format: FormatJSON, Stderr: &buf})
+	lg.Named("remoting").Warn("close channel", zap.String("remoteAddr", "10.0.0.1:5000"))
+	var m map[string]any
+	if err := json.Unmarshal([]byte(buf.String()), &m); err != nil {
+		t.Fatalf("not one JSON line: %q: %v", buf.String(), err)
+	}
+	want := map[string]any{"level": "warn", "logger": "remoting", "msg": "close channel", "remoteAddr": "10.0.0.1:5000"}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v (line %v)", k, m[k], v, m)
+		}
+	}
+	if _, ok := m["ts"].(float64); !ok {
+		t.Errorf("no numeric ts: %v", m)
+	}
+}
+
+func TestLoggingAutoFormat(t *testing.T) {
+	// Not parallel: sets JOURNAL_STREAM.
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	t.Setenv("JOURNAL_STREAM", "")
+	// A file or a pipe (log shipper, container runtime) gets JSON.
+	lg := newLogger(t, Options{Stderr: f})
+	lg.Info("to a file")
+	if got := readFile(t, f.Name()); !strings.HasPrefix(got, "{") {
+		t.Fatalf("auto format to a plain file is not JSON: %q", got)
+	}
+	// The systemd journal is read by people through journalctl: console.
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, ok := journalID(fi); ok {
+		t.Setenv("JOURNAL_STREAM", st)
+		lg = newLogger(t, Options{Stderr: f})
+		lg.Info("to the journal")
+		lines := strings.Split(strings.TrimSpace(readFile(t, f.Name())), "\n")
+		if last := lines[len(lines)-1]; strings.HasPrefix(last, "{") || !strings.Contains(last, "to the journal") {
+			t.Fatalf("auto format to the journal is not console: %q", last)
+		}
+	}
+	var buf syncBuffer
+	newLogger(t, Options{Stderr: &buf}).Info("to a buffer")
+	if !strings.HasPrefix(buf.String(), "{") {
+		t.Fatalf("auto format to a non-file writer is not JSON: %q", buf.String())
+	}
+}
+
+func TestLoggingLevelFilters(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		level string
+		want  string // first letters of the levels that get through
+	}{{"debug", "DIWE"}, {"", "IWE"}, {"info", "IWE"}, {"WARN", "WE"}, {"error", "E"}} {
+		t.Run(tc.level, func(t *testing.T) {
+			t.Parallel()
+			var buf syncBuffer
+			lg := newLogger(t, Options{Format: FormatJSON, Level: tc.level, Stderr: &buf})
+			lg.Debug("d")
+			lg.Info("i")
+			lg.Warn("w")
+			lg.Error("e")
+			var got string
+			for line := range strings.SplitSeq(strings.TrimSpace(buf.String()), "\n") {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(line), &m); err != nil {
+					t.Fatalf("%q: %v", line, err)
+				}
+				got += strings.ToUpper(m["msg"].(string))
+			}
+			if got != tc.want {
+				t.Errorf("level %q let through %q, want %q", tc.level, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestLoggingRejectsBadOptions(t *testing.T) {
+	t.Parallel()
+	for _, o := range []Options{{Format: "xml"}, {Level: "trace"}} {
+		if _, _, err := New(o); !errors.Is(err, ErrBadOption) {
+			t.Errorf("New(%+v) = %v, want ErrBadOption", o, err)
+		}
+	}
+}
+
+func TestLoggingFilesSplitAsApache(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "rocketmqlogs")
+	var stderr syncBuffer
+	lg := newLogger(t, Options{Dir: dir, Stderr: &stderr})
+	lg.Info("broker root line")
+	lg.Named("topic").Info("topic manager line")
+	lg.Named("store").Named("commitlog").Info("commitlog line", zap.Int64("commitLogOffset", 42))
+	lg.Named("store").Named("index").Info("index line")
+	lg.Named("ha").Info("ha line")
+	lg.Named("remoting").Named("gnet").Warn("gnet line")
+	lg.Named("transaction").Info("transaction line")
+	lg.Named("stats").Info("stats line")
+	lg.Named("broker").Named("client").Named("rebalance").Info("lock line")
+	lg.Named("namesrv").Named("remoting").Info("embedded namesrv line")
+	lg.Named("store").With(zap.String("brokerName", "broker-a")).Error("store error line")
+	lg.Debug("debug line")
+
+	want := map[string][]string{
+		"broker.log":      {"broker root line", "topic manager line"},
+		"store.log":       {"commitlog line", "commitLogOffset", "index line", "ha line", "store error line", "broker-a"},
+		"remoting.log":    {"gnet line"},
+		"transaction.log": {"transaction line"},
+		"stats.log":       {"stats line"},
+		"lock.log":        {"lock line"},
+		"namesrv.log":     {"embedded namesrv line"},
+	}
+	for name, lines := range want {
+		got := readFile(t, filepath.Join(dir, name))
+		for _, l := range lines {
+			if !strings.Contains(got, l) {
+				t.Errorf("%s lacks %q:\n%s", name, l, got)
+			}
+		}
+		if strings.HasPrefix(got, "{") {
+			t.Errorf("%s is not console lines: %q", name, got)
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, "broker.log")); strings.Contains(got, "commitlog line") || strings.Contains(got, "debug line") {
+		t.Errorf("broker.log has store or debug lines:\n%s", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "watermark.log")); !os.IsNotExist(err) {
+		t.Errorf("unused watermark.log created: %v", err)
+	}
+	// With files on, stderr keeps only errors.
+	if got := stderr.String(); !strings.Contains(got, "store error line") || strings.Contains(got, "broker root line") {
+		t.Errorf("stderr = %q, want only the error", got)
+	}
+}
+
+func TestLoggingFilesNamesrvRole(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lg := newLogger(t, Options{Dir: dir, Role: RoleNamesrv, Format: FormatJSON, Stderr: &syncBuffer{}})
+	lg.Named("remoting").Info("remoting line")
+	lg.Named("routeinfo").Info("route line")
+	got := readFile(t, filepath.Join(dir, "namesrv.log"))
+	for line := range strings.SplitSeq(strings.TrimSpace(got), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("namesrv.log line %q is not JSON: %v", line, err)
+		}
+	}
+	if !strings.Contains(got, "remoting line") || !strings.Contains(got, "route line") {
+		t.Errorf("namesrv.log = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "remoting.log")); !os.IsNotExist(err) {
+		t.Errorf("name server wrote remoting.log: %v", err)
+	}
+}
+
+func TestLoggingFilesRotateAtSize(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lg := newLogger(t, Options{Dir: dir, MaxSizeMB: 1, Format: FormatJSON, Stderr: &syncBuffer{}})
+	store := lg.Named("store")
+	pad := strings.Repeat("x", 1000)
+	for i := range 1500 { // ~1.5 MB: one rotation at 1 MB
+		store.Info("padding", zap.Int("i", i), zap.String("pad", pad))
+	}
+	fi, err := os.Stat(filepath.Join(dir, "store.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > 1<<20 {
+		t.Errorf("store.log is %d bytes, over the 1 MB limit", fi.Size())
+	}
+	// The rotated file is gzipped in the background.
+	wait.Eventually(t, 10*time.Second, func() error {
+		m, _ := filepath.Glob(filepath.Join(dir, "store-*.log.gz"))
+		if len(m) != 1 {
+			ents, _ := os.ReadDir(dir)
+			return fmt.Errorf("rotated files %v, dir %v", m, ents)
+		}
+		return nil
+	})
+	if _, err := os.Stat(filepath.Join(dir, "broker.log")); !os.IsNotExist(err) {
+		t.Errorf("store lines reached broker.log: %v", err)
+	}
+}
