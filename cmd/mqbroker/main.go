@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/logging"
 	"github.com/rocketmq-go/rmq/internal/props"
 )
 
@@ -31,6 +32,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	printAll := fs.Bool("p", false, "Print all config item")
 	printImportant := fs.Bool("m", false, "Print important config item")
 	nsAddr := fs.String("n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
+	logOpts := logging.Options{Role: logging.RoleBroker, Stderr: stderr}
+	logOpts.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -57,12 +60,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		props.Print(stdout, *printImportant && !*printAll, cfgs.Targets()...)
 		return 0
 	}
-	lg, err := zap.NewProduction()
+	lg, closeLogs, err := logging.New(logOpts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 255
+		return 1
 	}
-	defer func() { _ = lg.Sync() }()
+	defer func() { _ = lg.Sync(); _ = closeLogs() }()
 	if cfgs.Broker.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java broker")
 	}

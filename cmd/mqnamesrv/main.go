@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/internal/logging"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
@@ -30,6 +31,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	printAll := fs.Bool("p", false, "Print all config items")
 	printImportant := fs.Bool("m", false, "Print important config items")
 	nsAddr := fs.String("n", "", "Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876")
+	logOpts := logging.Options{Role: logging.RoleNamesrv, Stderr: stderr}
+	logOpts.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -50,12 +53,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Java binds -n onto NamesrvConfig, which has no such field: no effect.
 		props.Bind(map[string]string{"namesrvAddr": *nsAddr}, cfg)
 	}
-	lg, err := zap.NewProduction()
+	lg, closeLogs, err := logging.New(logOpts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 255
+		return 1
 	}
-	defer func() { _ = lg.Sync() }()
+	defer func() { _ = lg.Sync(); _ = closeLogs() }()
 	if cfg.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java name server")
 	}

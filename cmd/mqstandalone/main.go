@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/logging"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/namesrv"
 )
@@ -33,6 +34,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs.SetOutput(stderr)
 	confFile := fs.String("c", "", "Broker config properties file applied over the embedded defaults")
 	nsPort := fs.Int("nsport", namesrv.DefaultListenPort, "Name server listen port (0: any free port)")
+	logOpts := logging.Options{Role: logging.RoleBroker, Stderr: stderr}
+	logOpts.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -48,12 +51,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		fmt.Fprintln(stderr, err)
 		return 253
 	}
-	lg, err := zap.NewProduction()
+	lg, closeLogs, err := logging.New(logOpts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 255
+		return 1
 	}
-	defer func() { _ = lg.Sync() }()
+	defer func() { _ = lg.Sync(); _ = closeLogs() }()
 	ns, err := startNamesrv(*nsPort, cfgs.Store.StorePathRootDir, lg.Named("namesrv"))
 	if err != nil {
 		lg.Error("start name server failed", zap.Error(err))
