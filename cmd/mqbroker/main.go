@@ -41,10 +41,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	cfgs := broker.NewStartupConfigs()
-	if _, err := props.LoadFile(*confFile, stderr, cfgs.Targets()...); err != nil {
+	fileLogs := logOpts.FileOptions()
+	if _, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), fileLogs)...); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
+	logOpts.ApplyFile(fileLogs, fs)
 	if *nsAddr != "" {
 		props.Bind(map[string]string{"namesrvAddr": *nsAddr}, cfgs.Broker)
 	}

@@ -198,3 +198,47 @@ func TestMQBrokerRejectsBadLogOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestMQBrokerLogSettingsFromConfFile(t *testing.T) {
+	ns := testutil.StartNamesrv(t)
+	logDir := t.TempDir()
+	conf := fmt.Sprintf("storePathRootDir=%s\nlistenPort=0\nbrokerIP1=127.0.0.1\nmappedFileSizeCommitLog=67108864\n"+
+		"logDir=%s\nlogFormat=json\nlogLevel=error\n", t.TempDir(), logDir)
+	f := filepath.Join(t.TempDir(), "broker.conf")
+	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	// The flag beats the file's logLevel=error: info lines must appear.
+	go func() {
+		done <- run([]string{"-c", f, "-n", ns.Addr().String(), "-logLevel", "info"}, &out, &errOut, stop)
+	}()
+	testutil.Eventually(t, 20*time.Second, func() error {
+		select {
+		case rc := <-done:
+			t.Fatalf("exited %d: %s %s", rc, out.String(), errOut.String())
+		default:
+		}
+		if !strings.Contains(out.String(), "boot success") {
+			return fmt.Errorf("not started: %q", out.String())
+		}
+		return nil
+	})
+	close(stop)
+	if rc := <-done; rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	if errOut.String() != "" {
+		t.Errorf("stderr %q: the log keys must load without warnings", errOut.String())
+	}
+	b, err := os.ReadFile(filepath.Join(logDir, "remoting.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(bytes.SplitN(b, []byte("\n"), 2)[0], &m); err != nil || m["level"] != "info" {
+		t.Errorf("remoting.log first line %q: %v", b, err)
+	}
+}

@@ -40,11 +40,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	cfg, netty := namesrv.NewNamesrvConfig(), namesrv.NewNettyServerConfig()
-	fileProps, err := loadFile(*confFile, cfg, netty, stdout, stderr)
+	fileLogs := logOpts.FileOptions()
+	fileProps, err := loadFile(*confFile, stdout, stderr, cfg, netty, fileLogs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
+	logOpts.ApplyFile(fileLogs, fs)
 	if *printAll || *printImportant {
 		props.Print(stdout, *printImportant && !*printAll, cfg, netty)
 		return 0
@@ -65,12 +67,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return serve(cfg, netty, fileProps, lg, stdout)
 }
 
-// loadFile binds the -c properties file onto the configs, as Java does.
-func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, stdout, stderr io.Writer) (map[string]string, error) {
+// loadFile binds the -c properties file onto the configs, as Java does, and
+// onto our logging keys.
+func loadFile(path string, stdout, stderr io.Writer, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, logs *logging.FileOptions) (map[string]string, error) {
 	if path == "" {
 		return nil, nil
 	}
-	m, err := props.LoadFile(path, stderr, cfg, netty)
+	m, err := props.LoadFile(path, stderr, cfg, netty, logs)
 	if err != nil {
 		return nil, err
 	}

@@ -58,14 +58,51 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.File, "logFile", o.File, "Write rotated log files into -logDir, default ~/logs/rocketmqlogs as Apache RocketMQ does")
 }
 
+// FileOptions are the logging keys of a -c properties file; bind them with
+// the props binder, then Options.ApplyFile.
+type FileOptions struct {
+	Format string `prop:"logFormat"`
+	Level  string `prop:"logLevel"`
+	Dir    string `prop:"logDir"`
+	File   bool   `prop:"logFile"`
+}
+
+// FileOptions returns o's current settings (the flag defaults or values) as
+// the starting point for the file's keys.
+func (o *Options) FileOptions() *FileOptions {
+	return &FileOptions{Format: o.Format, Level: o.Level, Dir: o.Dir, File: o.File}
+}
+
+// ApplyFile takes each setting from f unless its flag was given on the
+// command line: defaults < -c file < flags.
+func (o *Options) ApplyFile(f *FileOptions, fs *flag.FlagSet) {
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	if !set["logFormat"] {
+		o.Format = f.Format
+	}
+	if !set["logLevel"] {
+		o.Level = f.Level
+	}
+	if !set["logDir"] {
+		o.Dir = f.Dir
+	}
+	if !set["logFile"] {
+		o.File = f.File
+	}
+}
+
 // DefaultDir is ${user.home}/logs/rocketmqlogs, where Apache's logback
 // configuration writes.
-func DefaultDir() string {
+func DefaultDir() string { return filepath.Join(homeDir(), "logs", "rocketmqlogs") }
+
+// homeDir is Java's user.home: $HOME, or the working directory without one.
+func homeDir() string {
 	home, err := os.UserHomeDir()
 	if err != nil {
-		home = "."
+		return "."
 	}
-	return filepath.Join(home, "logs", "rocketmqlogs")
+	return home
 }
 
 // New builds the logger and returns a func that flushes and closes its files.
@@ -83,6 +120,9 @@ func New(o Options) (*zap.Logger, func() error, error) {
 		return nil, nil, err
 	}
 	dir := o.Dir
+	if rest, ok := strings.CutPrefix(dir, "~/"); ok {
+		dir = filepath.Join(homeDir(), rest) // properties files get no shell expansion
+	}
 	if dir == "" && o.File {
 		dir = DefaultDir()
 	}

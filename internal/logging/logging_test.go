@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
@@ -268,5 +270,40 @@ func TestLoggingFilesRotateAtSize(t *testing.T) {
 	})
 	if _, err := os.Stat(filepath.Join(dir, "broker.log")); !os.IsNotExist(err) {
 		t.Errorf("store lines reached broker.log: %v", err)
+	}
+}
+
+func TestLoggingConfFileUnderFlags(t *testing.T) {
+	t.Parallel()
+	var o Options
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	o.RegisterFlags(fs)
+	if err := fs.Parse([]string{"-logLevel", "warn"}); err != nil {
+		t.Fatal(err)
+	}
+	f := o.FileOptions()
+	if w := props.Bind(map[string]string{"logLevel": "debug", "logFormat": "json", "logDir": "/var/log/rmq", "logFile": "true"}, f); len(w) != 0 {
+		t.Fatalf("warnings %v", w)
+	}
+	o.ApplyFile(f, fs)
+	want := Options{Format: "json", Level: "warn", Dir: "/var/log/rmq", File: true}
+	if o != want {
+		t.Errorf("options %+v, want %+v (flags over the file over defaults)", o, want)
+	}
+}
+
+func TestLoggingDirDefaultsToUserHome(t *testing.T) {
+	// Not parallel: sets HOME.
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	if got, want := DefaultDir(), filepath.Join(home, "logs", "rocketmqlogs"); got != want {
+		t.Fatalf("DefaultDir() = %q, want %q", got, want)
+	}
+	for _, o := range []Options{{File: true}, {Dir: "~/logs/rocketmqlogs"}} {
+		o.Stderr = &syncBuffer{}
+		newLogger(t, o).Info("line")
+		if got := readFile(t, filepath.Join(DefaultDir(), "broker.log")); !strings.Contains(got, "line") {
+			t.Errorf("%+v: broker.log = %q", o, got)
+		}
 	}
 }
