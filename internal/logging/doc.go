@@ -23,8 +23,22 @@
 // Java name server's logback_namesrv.xml sends its remoting lines there too.
 // Files are opened on their first line, so unused ones are never created.
 //
-// Invariants: the returned Close flushes and closes every file and is safe to
-// call more than once; no goroutine of this package logs on its own.
+// Rotation follows logback's FixedWindowRollingPolicy as Apache configures
+// it: when a line would take broker.log past its size (128 MiB for
+// broker.log and store.log, 100 MiB for the others), the file moves to
+// otherdays/broker.1.log.gz, older archives shift to .2… and the one past
+// maxIndex (20 for broker.log, 5 for stats.log, lock.log and namesrv.log,
+// 10 for the others) is dropped:
+//
+//	<dir>/broker.log  store.log  remoting.log …
+//	<dir>/otherdays/broker.1.log.gz … broker.20.log.gz
+//
+// Gzip runs on one goroutine per rotated file, started with its first
+// rotation and waited for by Close; a writer only pays for two renames.
+//
+// Invariants: the returned Close closes every file, waits for pending
+// archives and is safe to call more than once; lines logged after it are
+// dropped; no goroutine of this package logs.
 //
 // Usage:
 //

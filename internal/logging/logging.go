@@ -12,7 +12,6 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
-	"gopkg.in/natefinch/lumberjack.v2"
 )
 
 // Role selects the default file: broker.log or namesrv.log.
@@ -44,8 +43,9 @@ type Options struct {
 	Dir  string
 	File bool
 	Role Role
-	// MaxSizeMB overrides every file's rotation size (Apache: 100 or 128 MB).
-	MaxSizeMB int
+	// MaxFileSize overrides every file's rotation size in bytes (Apache:
+	// 100 or 128 MiB).
+	MaxFileSize int64
 	// Stderr receives console output; nil is os.Stderr.
 	Stderr io.Writer
 }
@@ -141,7 +141,7 @@ func New(o Options) (*zap.Logger, func() error, error) {
 	if fileFormat == FormatAuto {
 		fileFormat = FormatConsole // Apache's files are plain text lines
 	}
-	r := newRouter(dir, o.Role, o.MaxSizeMB, encoder(fileFormat), level)
+	r := newRouter(dir, o.Role, o.MaxFileSize, encoder(fileFormat), level)
 	core := zapcore.NewTee(r, zapcore.NewCore(encoder(format), zapcore.Lock(zapcore.AddSync(stderr)), consoleLevel))
 	return zap.New(core, zap.ErrorOutput(zapcore.AddSync(stderr))), r.close, nil
 }
@@ -187,23 +187,23 @@ func encoder(format string) zapcore.Encoder {
 
 // fileSpec is one Apache log file with its logback rolling policy.
 type fileSpec struct {
-	name      string
+	name      string // without .log
 	maxSizeMB int
-	backups   int // logback maxIndex
+	maxIndex  int // archives kept in otherdays/
 }
 
 // Apache 4.9.8 distribution/conf/logback_broker.xml and logback_namesrv.xml.
 var (
-	brokerFile      = fileSpec{"broker.log", 128, 20}
-	storeFile       = fileSpec{"store.log", 128, 10}
-	remotingFile    = fileSpec{"remoting.log", 100, 10}
-	transactionFile = fileSpec{"transaction.log", 100, 10}
-	statsFile       = fileSpec{"stats.log", 100, 5}
-	lockFile        = fileSpec{"lock.log", 100, 5}
-	filterFile      = fileSpec{"filter.log", 100, 10}
-	watermarkFile   = fileSpec{"watermark.log", 100, 10}
-	protectionFile  = fileSpec{"protection.log", 100, 10}
-	namesrvFile     = fileSpec{"namesrv.log", 100, 5}
+	brokerFile      = fileSpec{"broker", 128, 20}
+	storeFile       = fileSpec{"store", 128, 10}
+	remotingFile    = fileSpec{"remoting", 100, 10}
+	transactionFile = fileSpec{"transaction", 100, 10}
+	statsFile       = fileSpec{"stats", 100, 5}
+	lockFile        = fileSpec{"lock", 100, 5}
+	filterFile      = fileSpec{"filter", 100, 10}
+	watermarkFile   = fileSpec{"watermark", 100, 10}
+	protectionFile  = fileSpec{"protection", 100, 10}
+	namesrvFile     = fileSpec{"namesrv", 100, 5}
 )
 
 // segmentFiles maps a logger-name segment to its broker-side file.
@@ -236,19 +236,20 @@ type router struct {
 
 // files owns the open files; cores are made on first use of a file.
 type files struct {
-	dir       string
-	role      Role
-	maxSizeMB int
-	enc       zapcore.Encoder
-	level     zapcore.LevelEnabler
+	dir     string
+	role    Role
+	maxSize int64
+	enc     zapcore.Encoder
+	level   zapcore.LevelEnabler
 
-	mu    sync.Mutex // guards cores, rolls; never held while writing
-	cores map[string]zapcore.Core
-	rolls []*lumberjack.Logger
+	mu     sync.Mutex // guards cores, rolls, closed; never held while writing
+	cores  map[string]zapcore.Core
+	rolls  []*rollingFile
+	closed bool // late lines after Close are dropped
 }
 
-func newRouter(dir string, role Role, maxSizeMB int, enc zapcore.Encoder, level zapcore.LevelEnabler) *router {
-	f := &files{dir: dir, role: role, maxSizeMB: maxSizeMB, enc: enc, level: level, cores: map[string]zapcore.Core{}}
+func newRouter(dir string, role Role, maxSize int64, enc zapcore.Encoder, level zapcore.LevelEnabler) *router {
+	f := &files{dir: dir, role: role, maxSize: maxSize, enc: enc, level: level, cores: map[string]zapcore.Core{}}
 	return &router{shared: f, LevelEnabler: level}
 }
 
@@ -258,14 +259,15 @@ func (f *files) core(spec fileSpec) zapcore.Core {
 	if c, ok := f.cores[spec.name]; ok {
 		return c
 	}
-	size := spec.maxSizeMB
-	if f.maxSizeMB > 0 {
-		size = f.maxSizeMB
+	if f.closed {
+		return zapcore.NewNopCore()
 	}
-	// lumberjack opens the file on its first write, so unused files are
-	// never created; rotated files are gzipped beside it.
-	roll := &lumberjack.Logger{Filename: filepath.Join(f.dir, spec.name), MaxSize: size, MaxBackups: spec.backups, Compress: true}
-	c := zapcore.NewCore(f.enc.Clone(), zapcore.AddSync(roll), f.level)
+	size := int64(spec.maxSizeMB) << 20
+	if f.maxSize > 0 {
+		size = f.maxSize
+	}
+	roll := newRollingFile(f.dir, spec.name, size, spec.maxIndex)
+	c := zapcore.NewCore(f.enc.Clone(), roll, f.level)
 	f.cores[spec.name], f.rolls = c, append(f.rolls, roll)
 	return c
 }
@@ -293,14 +295,24 @@ func (r *router) Write(ent zapcore.Entry, fields []zapcore.Field) error {
 	return c.Write(ent, fields)
 }
 
-// Sync implements zapcore.Core; lumberjack writes through, nothing to flush.
-func (r *router) Sync() error { return nil }
+// Sync implements zapcore.Core: fsync every open file.
+func (r *router) Sync() error {
+	f := r.shared
+	f.mu.Lock()
+	rolls := f.rolls
+	f.mu.Unlock()
+	var errs []error
+	for _, l := range rolls {
+		errs = append(errs, l.Sync())
+	}
+	return errors.Join(errs...)
+}
 
 func (r *router) close() error {
 	f := r.shared
 	f.mu.Lock()
 	rolls := f.rolls
-	f.rolls, f.cores = nil, map[string]zapcore.Core{}
+	f.rolls, f.cores, f.closed = nil, map[string]zapcore.Core{}, true
 	f.mu.Unlock()
 	var errs []error
 	for _, l := range rolls {

@@ -2,10 +2,12 @@ package logging
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +18,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/internal/props"
-	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers.
@@ -243,34 +244,72 @@ func TestLoggingFilesNamesrvRole(t *testing.T) {
 	}
 }
 
-func TestLoggingFilesRotateAtSize(t *testing.T) {
+func TestLoggingFilesRotateAsLogback(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	lg := newLogger(t, Options{Dir: dir, MaxSizeMB: 1, Format: FormatJSON, Stderr: &syncBuffer{}})
-	store := lg.Named("store")
-	pad := strings.Repeat("x", 1000)
-	for i := range 1500 { // ~1.5 MB: one rotation at 1 MB
-		store.Info("padding", zap.Int("i", i), zap.String("pad", pad))
-	}
-	fi, err := os.Stat(filepath.Join(dir, "store.log"))
+	const max = 16 << 10
+	lg, closeLogs, err := New(Options{Dir: dir, MaxFileSize: max, Format: FormatJSON, Stderr: &syncBuffer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi.Size() > 1<<20 {
-		t.Errorf("store.log is %d bytes, over the 1 MB limit", fi.Size())
+	pad := strings.Repeat("x", 200)
+	// ~290 B a line, ~56 lines a file: stats.log (maxIndex 5) rolls 9 times.
+	for i := range 64*8 + 10 {
+		lg.Named("stats").Info("padding", zap.Int("i", i), zap.String("pad", pad))
 	}
-	// The rotated file is gzipped in the background.
-	wait.Eventually(t, 10*time.Second, func() error {
-		m, _ := filepath.Glob(filepath.Join(dir, "store-*.log.gz"))
-		if len(m) != 1 {
-			ents, _ := os.ReadDir(dir)
-			return fmt.Errorf("rotated files %v, dir %v", m, ents)
+	if err := closeLogs(); err != nil { // waits for the archives
+		t.Fatal(err)
+	}
+	live := readFile(t, filepath.Join(dir, "stats.log"))
+	if len(live) > max || !strings.Contains(live, `"i":521`) {
+		t.Errorf("stats.log holds %d bytes (max %d) and must end with the last line", len(live), max)
+	}
+	ents, err := os.ReadDir(filepath.Join(dir, "otherdays"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if want := "stats.1.log.gz stats.2.log.gz stats.3.log.gz stats.4.log.gz stats.5.log.gz"; strings.Join(names, " ") != want {
+		t.Fatalf("otherdays/ = %v, want %s", names, want)
+	}
+	// Window order: .1 is the newest archive, each holds whole lines under max.
+	prevFirst := -1
+	for i := 1; i <= 5; i++ {
+		text := gunzip(t, filepath.Join(dir, "otherdays", fmt.Sprintf("stats.%d.log.gz", i)))
+		lines := strings.Split(strings.TrimSpace(text), "\n")
+		if len(text) > max {
+			t.Errorf("stats.%d.log.gz holds %d bytes, max %d", i, len(text), max)
 		}
-		return nil
-	})
-	if _, err := os.Stat(filepath.Join(dir, "broker.log")); !os.IsNotExist(err) {
-		t.Errorf("store lines reached broker.log: %v", err)
+		var first, last map[string]any
+		if json.Unmarshal([]byte(lines[0]), &first) != nil || json.Unmarshal([]byte(lines[len(lines)-1]), &last) != nil {
+			t.Fatalf("stats.%d: broken lines", i)
+		}
+		if prevFirst >= 0 && int(last["i"].(float64)) != prevFirst-1 {
+			t.Errorf("stats.%d ends at line %v, want %d (just before stats.%d)", i, last["i"], prevFirst-1, i-1)
+		}
+		prevFirst = int(first["i"].(float64))
 	}
+}
+
+func gunzip(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 func TestLoggingConfFileUnderFlags(t *testing.T) {
