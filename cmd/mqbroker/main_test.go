@@ -203,7 +203,7 @@ func TestMQBrokerLogSettingsFromConfFile(t *testing.T) {
 	ns := testutil.StartNamesrv(t)
 	logDir := t.TempDir()
 	conf := fmt.Sprintf("storePathRootDir=%s\nlistenPort=0\nbrokerIP1=127.0.0.1\nmappedFileSizeCommitLog=67108864\n"+
-		"logDir=%s\nlogFormat=json\nlogLevel=error\n", t.TempDir(), logDir)
+		"logDir=%s\nlogFormat=json\nlogLevel=error\nbrokerName=broker-b\nbrokerId=7\nisolateLogEnable=true\n", t.TempDir(), logDir)
 	f := filepath.Join(t.TempDir(), "broker.conf")
 	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
@@ -233,7 +233,9 @@ func TestMQBrokerLogSettingsFromConfFile(t *testing.T) {
 	if errOut.String() != "" {
 		t.Errorf("stderr %q: the log keys must load without warnings", errOut.String())
 	}
-	b, err := os.ReadFile(filepath.Join(logDir, "remoting.log"))
+	// isolateLogEnable: Apache's brokerLogDir, brokerName_brokerId (a
+	// master's brokerId is forced to 0 first).
+	b, err := os.ReadFile(filepath.Join(logDir, "broker-b_0", "remoting.log"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,10 @@ type Options struct {
 	// DefaultDir() when Dir is empty.
 	Dir  string
 	File bool
-	Role Role
+	// SubDir is Apache's ${brokerLogDir} (isolateLogEnable): live files go
+	// to <dir>/<SubDir>/, archives to <dir>/otherdays/<SubDir>/.
+	SubDir string
+	Role   Role
 	// MaxFileSize overrides every file's rotation size in bytes (Apache:
 	// 100 or 128 MiB).
 	MaxFileSize int64
@@ -131,7 +134,7 @@ func New(o Options) (*zap.Logger, func() error, error) {
 		core := zapcore.NewCore(encoder(format), zapcore.Lock(zapcore.AddSync(stderr)), consoleLevel)
 		return zap.New(core, zap.ErrorOutput(zapcore.AddSync(stderr))), func() error { return nil }, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, o.SubDir), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("logging: create %s: %w", dir, err)
 	}
 	// With files on, stderr keeps only errors so that a supervisor still
@@ -141,7 +144,7 @@ func New(o Options) (*zap.Logger, func() error, error) {
 	if fileFormat == FormatAuto {
 		fileFormat = FormatConsole // Apache's files are plain text lines
 	}
-	r := newRouter(dir, o.Role, o.MaxFileSize, encoder(fileFormat), level)
+	r := newRouter(dir, o.SubDir, o.Role, o.MaxFileSize, encoder(fileFormat), level)
 	core := zapcore.NewTee(r, zapcore.NewCore(encoder(format), zapcore.Lock(zapcore.AddSync(stderr)), consoleLevel))
 	return zap.New(core, zap.ErrorOutput(zapcore.AddSync(stderr))), r.close, nil
 }
@@ -236,11 +239,11 @@ type router struct {
 
 // files owns the open files; cores are made on first use of a file.
 type files struct {
-	dir     string
-	role    Role
-	maxSize int64
-	enc     zapcore.Encoder
-	level   zapcore.LevelEnabler
+	dir, sub string // log root and Apache's ${brokerLogDir}
+	role     Role
+	maxSize  int64
+	enc      zapcore.Encoder
+	level    zapcore.LevelEnabler
 
 	mu     sync.Mutex // guards cores, rolls, closed; never held while writing
 	cores  map[string]zapcore.Core
@@ -248,8 +251,8 @@ type files struct {
 	closed bool // late lines after Close are dropped
 }
 
-func newRouter(dir string, role Role, maxSize int64, enc zapcore.Encoder, level zapcore.LevelEnabler) *router {
-	f := &files{dir: dir, role: role, maxSize: maxSize, enc: enc, level: level, cores: map[string]zapcore.Core{}}
+func newRouter(dir, sub string, role Role, maxSize int64, enc zapcore.Encoder, level zapcore.LevelEnabler) *router {
+	f := &files{dir: dir, sub: sub, role: role, maxSize: maxSize, enc: enc, level: level, cores: map[string]zapcore.Core{}}
 	return &router{shared: f, LevelEnabler: level}
 }
 
@@ -266,7 +269,7 @@ func (f *files) core(spec fileSpec) zapcore.Core {
 	if f.maxSize > 0 {
 		size = f.maxSize
 	}
-	roll := newRollingFile(f.dir, spec.name, size, spec.maxIndex)
+	roll := newRollingFile(filepath.Join(f.dir, f.sub), filepath.Join(f.dir, archiveDir, f.sub), spec.name, size, spec.maxIndex)
 	c := zapcore.NewCore(f.enc.Clone(), roll, f.level)
 	f.cores[spec.name], f.rolls = c, append(f.rolls, roll)
 	return c

@@ -17,16 +17,17 @@ import (
 const archiveDir = "otherdays"
 
 // rollingFile appends to dir/<base>.log and, when a write would take the file
-// past maxSize, moves it to dir/otherdays/<base>.1.log.gz, shifting the older
+// past maxSize, moves it to archive/<base>.1.log.gz (archive is
+// <logs>/otherdays[/<brokerLogDir>]), shifting the older
 // archives up to <base>.<maxIndex>.log.gz and dropping the oldest: logback's
 // FixedWindowRollingPolicy with a SizeBasedTriggeringPolicy. The file is
 // opened on the first write. Compression runs on the file's own goroutine,
 // started with the first rotation and waited for by Close, so a writer
 // never waits for gzip.
 type rollingFile struct {
-	dir, base string
-	maxSize   int64
-	maxIndex  int
+	dir, archive, base string
+	maxSize            int64
+	maxIndex           int
 
 	// mu serialises writers on the file, as zapcore.Lock does for stderr:
 	// it is held across the write of one line and a rotation's rename, never
@@ -42,8 +43,8 @@ type rollingFile struct {
 	done    chan struct{} // closed when the compressor has exited; nil until it starts
 }
 
-func newRollingFile(dir, base string, maxSize int64, maxIndex int) *rollingFile {
-	return &rollingFile{dir: dir, base: base, maxSize: maxSize, maxIndex: maxIndex, wake: make(chan struct{}, 1)}
+func newRollingFile(dir, archive, base string, maxSize int64, maxIndex int) *rollingFile {
+	return &rollingFile{dir: dir, archive: archive, base: base, maxSize: maxSize, maxIndex: maxIndex, wake: make(chan struct{}, 1)}
 }
 
 func (r *rollingFile) path() string { return filepath.Join(r.dir, r.base+".log") }
@@ -97,7 +98,7 @@ func (r *rollingFile) open() error {
 // rotate moves the full file aside for the compressor and opens a new one.
 // Called with mu held.
 func (r *rollingFile) rotate() error {
-	if err := os.MkdirAll(filepath.Join(r.dir, archiveDir), 0o755); err != nil {
+	if err := os.MkdirAll(r.archive, 0o755); err != nil {
 		return fmt.Errorf("logging: rotate %s: %w", r.path(), err)
 	}
 	if err := r.f.Close(); err != nil {
@@ -105,7 +106,7 @@ func (r *rollingFile) rotate() error {
 	}
 	r.f = nil
 	r.seq++
-	pending := filepath.Join(r.dir, archiveDir, r.base+".rolling."+strconv.Itoa(r.seq))
+	pending := filepath.Join(r.archive, r.base+".rolling."+strconv.Itoa(r.seq))
 	if err := os.Rename(r.path(), pending); err != nil {
 		return fmt.Errorf("logging: rotate %s: %w", r.path(), err)
 	}
@@ -134,7 +135,7 @@ func (r *rollingFile) compressor() {
 			next := r.pending[0]
 			r.pending = r.pending[1:]
 			r.mu.Unlock()
-			if err := r.archive(next); err != nil {
+			if err := r.archiveOne(next); err != nil {
 				r.mu.Lock()
 				r.err = firstErr(r.err, err)
 				r.mu.Unlock()
@@ -150,12 +151,12 @@ func firstErr(first, next error) error {
 	return next
 }
 
-// archive shifts <base>.i.log.gz to i+1 (dropping maxIndex) and gzips src
+// archiveOne shifts <base>.i.log.gz to i+1 (dropping maxIndex) and gzips src
 // into <base>.1.log.gz through a temporary name, so a crash never leaves a
 // truncated archive under a real name.
-func (r *rollingFile) archive(src string) error {
+func (r *rollingFile) archiveOne(src string) error {
 	name := func(i int) string {
-		return filepath.Join(r.dir, archiveDir, r.base+"."+strconv.Itoa(i)+".log.gz")
+		return filepath.Join(r.archive, r.base+"."+strconv.Itoa(i)+".log.gz")
 	}
 	if err := os.Remove(name(r.maxIndex)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
