@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -132,7 +133,7 @@ func New(o Options) (*zap.Logger, func() error, error) {
 	consoleLevel := zapcore.LevelEnabler(level)
 	if dir == "" {
 		core := zapcore.NewCore(encoder(format), zapcore.Lock(zapcore.AddSync(stderr)), consoleLevel)
-		return zap.New(core, zap.ErrorOutput(zapcore.AddSync(stderr))), func() error { return nil }, nil
+		return build(core, stderr), func() error { return nil }, nil
 	}
 	if err := os.MkdirAll(filepath.Join(dir, o.SubDir), 0o755); err != nil {
 		return nil, nil, fmt.Errorf("logging: create %s: %w", dir, err)
@@ -146,7 +147,15 @@ func New(o Options) (*zap.Logger, func() error, error) {
 	}
 	r := newRouter(dir, o.SubDir, o.Role, o.MaxFileSize, encoder(fileFormat), level)
 	core := zapcore.NewTee(r, zapcore.NewCore(encoder(format), zapcore.Lock(zapcore.AddSync(stderr)), consoleLevel))
-	return zap.New(core, zap.ErrorOutput(zapcore.AddSync(stderr))), r.close, nil
+	return build(core, stderr), r.close, nil
+}
+
+// build keeps what zap.NewProduction gave before: the caller, and sampling
+// (per message text, each second the first 100 lines then every 100th), so
+// that a client repeating a bad request cannot flood the disk.
+func build(core zapcore.Core, stderr io.Writer) *zap.Logger {
+	core = zapcore.NewSamplerWithOptions(core, time.Second, 100, 100)
+	return zap.New(core, zap.AddCaller(), zap.ErrorOutput(zapcore.AddSync(stderr)))
 }
 
 func parseLevel(s string) (zapcore.Level, error) {

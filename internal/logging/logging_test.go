@@ -253,9 +253,9 @@ func TestLoggingFilesRotateAsLogback(t *testing.T) {
 		t.Fatal(err)
 	}
 	pad := strings.Repeat("x", 200)
-	// ~290 B a line, ~56 lines a file: stats.log (maxIndex 5) rolls 9 times.
+	// ~330 B a line, ~50 lines a file: stats.log (maxIndex 5) rolls ~10 times.
 	for i := range 64*8 + 10 {
-		lg.Named("stats").Info("padding", zap.Int("i", i), zap.String("pad", pad))
+		lg.Named("stats").Info(fmt.Sprint("padding ", i), zap.Int("i", i), zap.String("pad", pad)) // distinct: not sampled
 	}
 	if err := closeLogs(); err != nil { // waits for the archives
 		t.Fatal(err)
@@ -344,5 +344,25 @@ func TestLoggingDirDefaultsToUserHome(t *testing.T) {
 		if got := readFile(t, filepath.Join(DefaultDir(), "broker.log")); !strings.Contains(got, "line") {
 			t.Errorf("%+v: broker.log = %q", o, got)
 		}
+	}
+}
+
+func TestLoggingSamplesARepeatedLine(t *testing.T) {
+	t.Parallel()
+	var buf syncBuffer
+	lg := newLogger(t, Options{Format: FormatJSON, Stderr: &buf})
+	for i := range 1000 {
+		lg.Warn("the topic not exist", zap.Int("i", i))
+	}
+	lg.Warn("another line")
+	// 100 a second, then every 100th: at most ~110, ~210 across a second tick.
+	if n := strings.Count(buf.String(), "the topic not exist"); n < 100 || n > 250 {
+		t.Errorf("1000 identical warnings logged %d times", n)
+	}
+	if !strings.Contains(buf.String(), "another line") {
+		t.Error("a different line was sampled away")
+	}
+	if !strings.Contains(buf.String(), `"caller":"logging/logging_test.go:`) {
+		t.Errorf("no caller: %.200s", buf.String())
 	}
 }
