@@ -11,12 +11,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/logging"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/tlsconfig"
 	"github.com/rocketmq-go/rmq/remoting"
@@ -34,6 +36,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	printImportant := fs.Bool("m", false, "Print important config item")
 	nsAddr := fs.String("n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
 	args, defines := props.SplitDefines(args)
+	logOpts := logging.Options{Role: logging.RoleBroker, Stderr: stderr}
+	logOpts.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -42,7 +46,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	cfgs := broker.NewStartupConfigs()
 	tc := remoting.NewTLSConfig()
-	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc)...)
+	fileLogs := logOpts.FileOptions()
+	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc, fileLogs)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
@@ -52,6 +57,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		cfgs.Client.UseTLS = tlsconfig.BrokerUseTLS(tc, fileProps, defines)
 	}
 	cfgs.Server.TLS, cfgs.Client.TLS = tc, tc
+	logOpts.ApplyFile(fileLogs, fs)
 	if *nsAddr != "" {
 		props.Bind(map[string]string{"namesrvAddr": *nsAddr}, cfgs.Broker)
 	}
@@ -67,16 +73,29 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		props.Print(stdout, *printImportant && !*printAll, cfgs.Targets()...)
 		return 0
 	}
-	lg, err := zap.NewProduction()
+	logOpts.SubDir = isolatedLogDir(cfgs)
+	lg, closeLogs, err := logging.New(logOpts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 255
+		return 1
 	}
-	defer func() { _ = lg.Sync() }()
+	defer func() { _ = lg.Sync(); _ = closeLogs() }()
 	if cfgs.Broker.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java broker")
 	}
 	return serve(cfgs, lg, stdout, stop)
+}
+
+// isolatedLogDir is BrokerStartup's brokerLogDir: with isolateLogEnable,
+// several brokers on one host log to brokerName_brokerId (or _dLegerSelfId).
+func isolatedLogDir(cfgs *broker.StartupConfigs) string {
+	switch {
+	case !cfgs.Broker.IsolateLogEnable:
+		return ""
+	case cfgs.Store.EnableDLegerCommitLog:
+		return cfgs.Broker.BrokerName + "_" + cfgs.Store.DLegerSelfID
+	}
+	return cfgs.Broker.BrokerName + "_" + strconv.FormatInt(cfgs.Broker.BrokerID, 10)
 }
 
 func serve(cfgs *broker.StartupConfigs, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -140,5 +141,106 @@ func TestMQBrokerHAListenPortFollowsListenPort(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("-p output lacks %q", want)
 		}
+	}
+}
+
+func TestMQBrokerLogFilesAsApache(t *testing.T) {
+	ns := testutil.StartNamesrv(t)
+	logDir := filepath.Join(t.TempDir(), "rocketmqlogs")
+	conf := fmt.Sprintf("brokerName=broker-a\nstorePathRootDir=%s\nlistenPort=0\nbrokerIP1=127.0.0.1\nmappedFileSizeCommitLog=67108864\n", t.TempDir())
+	f := filepath.Join(t.TempDir(), "broker.conf")
+	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run([]string{"-c", f, "-n", ns.Addr().String(), "-logDir", logDir, "-logLevel", "debug", "-logFormat", "json"}, &out, &errOut, stop)
+	}()
+	testutil.Eventually(t, 20*time.Second, func() error {
+		select {
+		case rc := <-done:
+			t.Fatalf("exited %d: %s %s", rc, out.String(), errOut.String())
+		default:
+		}
+		if !strings.Contains(out.String(), "boot success") {
+			return fmt.Errorf("not started: %q", out.String())
+		}
+		return nil
+	})
+	close(stop)
+	if rc := <-done; rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	for _, name := range []string{"broker.log", "store.log", "remoting.log"} {
+		b, err := os.ReadFile(filepath.Join(logDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		var m map[string]any
+		if err := json.Unmarshal([]byte(lines[0]), &m); err != nil {
+			t.Fatalf("%s line %q is not JSON: %v", name, lines[0], err)
+		}
+		t.Logf("%s: %d lines, first %v", name, len(lines), m)
+	}
+	if errOut.String() != "" {
+		t.Errorf("stderr has non-error lines with file logs on: %q", errOut.String())
+	}
+}
+
+func TestMQBrokerRejectsBadLogOptions(t *testing.T) {
+	for _, args := range [][]string{{"-logFormat", "xml"}, {"-logLevel", "trace"}} {
+		var out, errOut bytes.Buffer
+		if rc := run(args, &out, &errOut, nil); rc != 1 || !strings.Contains(errOut.String(), "logging: bad option") {
+			t.Errorf("%v: rc=%d stderr=%q", args, rc, errOut.String())
+		}
+	}
+}
+
+func TestMQBrokerLogSettingsFromConfFile(t *testing.T) {
+	ns := testutil.StartNamesrv(t)
+	logDir := t.TempDir()
+	conf := fmt.Sprintf("storePathRootDir=%s\nlistenPort=0\nbrokerIP1=127.0.0.1\nmappedFileSizeCommitLog=67108864\n"+
+		"logDir=%s\nlogFormat=json\nlogLevel=error\nbrokerName=broker-b\nbrokerId=7\nisolateLogEnable=true\n", t.TempDir(), logDir)
+	f := filepath.Join(t.TempDir(), "broker.conf")
+	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	// The flag beats the file's logLevel=error: info lines must appear.
+	go func() {
+		done <- run([]string{"-c", f, "-n", ns.Addr().String(), "-logLevel", "info"}, &out, &errOut, stop)
+	}()
+	testutil.Eventually(t, 20*time.Second, func() error {
+		select {
+		case rc := <-done:
+			t.Fatalf("exited %d: %s %s", rc, out.String(), errOut.String())
+		default:
+		}
+		if !strings.Contains(out.String(), "boot success") {
+			return fmt.Errorf("not started: %q", out.String())
+		}
+		return nil
+	})
+	close(stop)
+	if rc := <-done; rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	if errOut.String() != "" {
+		t.Errorf("stderr %q: the log keys must load without warnings", errOut.String())
+	}
+	// isolateLogEnable: Apache's brokerLogDir, brokerName_brokerId (a
+	// master's brokerId is forced to 0 first).
+	b, err := os.ReadFile(filepath.Join(logDir, "broker-b_0", "remoting.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(bytes.SplitN(b, []byte("\n"), 2)[0], &m); err != nil || m["level"] != "info" {
+		t.Errorf("remoting.log first line %q: %v", b, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/internal/logging"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/tlsconfig"
 	"github.com/rocketmq-go/rmq/namesrv"
@@ -37,6 +38,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	printImportant := fs.Bool("m", false, "Print important config items")
 	nsAddr := fs.String("n", "", "Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876")
 	args, defines := props.SplitDefines(args)
+	logOpts := logging.Options{Role: logging.RoleNamesrv, Stderr: stderr}
+	logOpts.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -45,12 +48,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	cfg, netty := namesrv.NewNamesrvConfig(), namesrv.NewNettyServerConfig()
 	netty.TLS = remoting.NewTLSConfig()
-	fileProps, err := loadFile(*confFile, cfg, netty, stdout, stderr)
+	fileLogs := logOpts.FileOptions()
+	fileProps, err := loadFile(*confFile, stdout, stderr, cfg, netty, fileLogs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
 	tlsconfig.Apply(netty.TLS, defines, stderr)
+	logOpts.ApplyFile(fileLogs, fs)
 	if *printAll || *printImportant {
 		props.Print(stdout, *printImportant && !*printAll, cfg, netty)
 		return 0
@@ -59,12 +64,12 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		// Java binds -n onto NamesrvConfig, which has no such field: no effect.
 		props.Bind(map[string]string{"namesrvAddr": *nsAddr}, cfg)
 	}
-	lg, err := zap.NewProduction()
+	lg, closeLogs, err := logging.New(logOpts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 255
+		return 1
 	}
-	defer func() { _ = lg.Sync() }()
+	defer func() { _ = lg.Sync(); _ = closeLogs() }()
 	if cfg.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java name server")
 	}
@@ -72,12 +77,13 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 }
 
 // loadFile binds the -c properties file onto the configs, as Java does,
-// and its tls.* keys onto netty.TLS (which Java reads as -D options only).
-func loadFile(path string, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, stdout, stderr io.Writer) (map[string]string, error) {
+// its tls.* keys onto netty.TLS (which Java reads as -D options only) and
+// our logging keys.
+func loadFile(path string, stdout, stderr io.Writer, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, logs *logging.FileOptions) (map[string]string, error) {
 	if path == "" {
 		return nil, nil
 	}
-	m, err := props.LoadFile(path, stderr, cfg, netty, netty.TLS)
+	m, err := props.LoadFile(path, stderr, cfg, netty, netty.TLS, logs)
 	if err != nil {
 		return nil, err
 	}

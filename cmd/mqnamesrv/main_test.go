@@ -43,3 +43,17 @@ func TestNamesrvCmdConfigFile(t *testing.T) {
 		t.Fatal("missing config file must fail")
 	}
 }
+
+func TestNamesrvCmdLogFlags(t *testing.T) {
+	var out, errOut bytes.Buffer
+	args := []string{"-logFormat", "console", "-logLevel", "warn", "-logDir", t.TempDir(), "-logFile", "-p"}
+	if rc := run(args, &out, &errOut, nil); rc != 0 {
+		t.Fatalf("rc=%d stderr=%s", rc, errOut.String())
+	}
+	for _, args := range [][]string{{"-logFormat", "xml"}, {"-logLevel", "trace"}} {
+		errOut.Reset()
+		if rc := run(args, &out, &errOut, nil); rc != 1 || !strings.Contains(errOut.String(), "logging: bad option") {
+			t.Errorf("%v: rc=%d stderr=%q", args, rc, errOut.String())
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/logging"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/tlsconfig"
 	"github.com/rocketmq-go/rmq/namesrv"
@@ -36,6 +37,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	confFile := fs.String("c", "", "Broker config properties file applied over the embedded defaults")
 	nsPort := fs.Int("nsport", namesrv.DefaultListenPort, "Name server listen port (0: any free port)")
 	args, defines := props.SplitDefines(args)
+	logOpts := logging.Options{Role: logging.RoleBroker, Stderr: stderr}
+	logOpts.RegisterFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -44,7 +47,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	cfgs := broker.NewStartupConfigs()
 	tc := remoting.NewTLSConfig()
-	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc)...)
+	fileLogs := logOpts.FileOptions()
+	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc, fileLogs)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
@@ -54,16 +58,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		cfgs.Client.UseTLS = tlsconfig.BrokerUseTLS(tc, fileProps, defines)
 	}
 	cfgs.Server.TLS, cfgs.Client.TLS = tc, tc
+	logOpts.ApplyFile(fileLogs, fs)
 	if err := cfgs.ApplyOverrides(); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 253
 	}
-	lg, err := zap.NewProduction()
+	lg, closeLogs, err := logging.New(logOpts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return 255
+		return 1
 	}
-	defer func() { _ = lg.Sync() }()
+	defer func() { _ = lg.Sync(); _ = closeLogs() }()
 	ns, err := startNamesrv(*nsPort, cfgs.Store.StorePathRootDir, tc, lg.Named("namesrv"))
 	if err != nil {
 		lg.Error("start name server failed", zap.Error(err))

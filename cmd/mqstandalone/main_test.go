@@ -94,3 +94,44 @@ func TestStandaloneGoClientProduces(t *testing.T) {
 		t.Fatalf("topics.json not persisted: %v", err)
 	}
 }
+
+func TestStandaloneLogFilesSplitNamesrvAndBroker(t *testing.T) {
+	logDir := t.TempDir()
+	conf := fmt.Sprintf("listenPort=0\nbrokerIP1=127.0.0.1\nstorePathRootDir=%s\nmappedFileSizeCommitLog=67108864\n", t.TempDir())
+	f := filepath.Join(t.TempDir(), "broker.conf")
+	if err := os.WriteFile(f, []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan int, 1)
+	var out, errOut syncBuffer
+	go func() { done <- run([]string{"-nsport", "0", "-c", f, "-logDir", logDir}, &out, &errOut, stop) }()
+	testutil.Eventually(t, 20*time.Second, func() error {
+		select {
+		case rc := <-done:
+			t.Fatalf("exited %d: %s %s", rc, out.String(), errOut.String())
+		default:
+		}
+		if !bytes.Contains([]byte(out.String()), []byte("The broker[")) {
+			return fmt.Errorf("not started: %q", out.String())
+		}
+		return nil
+	})
+	close(stop)
+	if rc := <-done; rc != 0 {
+		t.Fatalf("exit %d: %s", rc, errOut.String())
+	}
+	want := map[string]string{"namesrv.log": "name server started", "store.log": "store", "remoting.log": "remoting server started"}
+	for name, line := range want {
+		b, err := os.ReadFile(filepath.Join(logDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(b, []byte(line)) || bytes.HasPrefix(b, []byte("{")) {
+			t.Errorf("%s lacks console line %q:\n%s", name, line, b)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(logDir, "remoting.log")); bytes.Contains(b, []byte("namesrv")) {
+		t.Errorf("embedded name server lines in remoting.log:\n%s", b)
+	}
+}

@@ -1,0 +1,64 @@
+package logging
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoggingRollingFileAppendsAcrossRestarts(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	line := []byte(strings.Repeat("a", 99) + "\n")
+	r := newRollingFile(dir, filepath.Join(dir, "otherdays"), "broker", 250, 3)
+	for range 2 {
+		if _, err := r.Write(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := r.Write(line); !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("Write after Close = %v, want os.ErrClosed", err)
+	}
+	// A restarted process appends, and counts the bytes already there.
+	r = newRollingFile(dir, filepath.Join(dir, "otherdays"), "broker", 250, 3)
+	if _, err := r.Write(line); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dir, "broker.log")); got != string(line) {
+		t.Errorf("broker.log after the third line = %d bytes, want only the third line", len(got))
+	}
+	if got := gunzip(t, filepath.Join(dir, "otherdays", "broker.1.log.gz")); got != string(line)+string(line) {
+		t.Errorf("broker.1.log.gz = %d bytes, want the first two lines", len(got))
+	}
+}
+
+func TestLoggingIsolatedSubDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	lg, closeLogs, err := New(Options{Dir: dir, SubDir: "broker-a_0", MaxFileSize: 100, Stderr: &syncBuffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg.Info(strings.Repeat("a", 80))
+	lg.Info(strings.Repeat("b", 80))
+	if err := closeLogs(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dir, "broker-a_0", "broker.log")); !strings.Contains(got, "bbbb") {
+		t.Errorf("broker-a_0/broker.log = %q", got)
+	}
+	if got := gunzip(t, filepath.Join(dir, "otherdays", "broker-a_0", "broker.1.log.gz")); !strings.Contains(got, "aaaa") {
+		t.Errorf("otherdays/broker-a_0/broker.1.log.gz = %q", got)
+	}
+}
