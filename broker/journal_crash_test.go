@@ -27,7 +27,8 @@ const crashReadyToken = "JOURNAL-CRASH-CHILD-READY"
 // TestBrokerConfigChangesSurviveCrash: topics and subscription groups
 // created or deleted through the admin codes are all there after the
 // broker process is killed (SIGKILL: no shutdown write) right after its
-// answers and restarted on the same store, as after Apache's synchronous
+// answers and restarted on the same store (and so is a topic a send
+// auto-created), as after Apache's synchronous
 // (unsynced) rewrite. "rewrites blocked" makes every full write of
 // topics.json and subscriptionGroup.json fail, so only the journal can
 // hold the answered changes; "rewrites running" kills while the
@@ -65,6 +66,8 @@ func TestBrokerConfigChangesSurviveCrash(t *testing.T) {
 			}
 			invokeOK(t, c, addr, codec.NewRequest(code.DeleteSubscriptiongroup,
 				map[string]string{"groupName": "CrashGroup0"}, nil))
+			// A send auto-creates its topic (from TBW102) before answering.
+			invokeOK(t, c, addr, sendRequest(code.SendMessageV2, sendHeader("CrashAutoSend", 0, nil), []byte("x")))
 			kill()
 			if blocked {
 				for _, f := range files {
@@ -84,6 +87,9 @@ func TestBrokerConfigChangesSurviveCrash(t *testing.T) {
 				}
 				if len(missing) > 0 {
 					t.Fatalf("%s: answered topic changes lost: %v", when, missing)
+				}
+				if _, ok := have["CrashAutoSend"]; !ok {
+					t.Fatalf("%s: topic auto-created by an answered send lost", when)
 				}
 				if _, ok := b.Subscriptions().Get("CrashGroup0"); ok {
 					t.Fatalf("%s: deleted group CrashGroup0 is back", when)

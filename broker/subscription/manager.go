@@ -37,8 +37,8 @@ type Manager struct {
 
 	persister *configtable.Persister
 	journal   *configtable.Journal // subscriptionGroup.json.journal: each change before it is answered
-	persistMu sync.Mutex // serializes Persist
-	mu        sync.Mutex // guards table, order, version
+	persistMu sync.Mutex           // serializes Persist
+	mu        sync.Mutex           // guards table, order, version
 	tab       configtable.Table[body.SubscriptionGroupConfig]
 }
 

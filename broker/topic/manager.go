@@ -33,8 +33,8 @@ type Manager struct {
 
 	persister    *configtable.Persister
 	journal      *configtable.Journal // topics.json.journal: each change before it is answered
-	persistMu    sync.Mutex // serializes Persist
-	mu           sync.Mutex // guards everything below
+	persistMu    sync.Mutex           // serializes Persist
+	mu           sync.Mutex           // guards everything below
 	tab          configtable.Table[body.TopicConfig]
 	systemTopics map[string]bool // topics added by addSystemTopic at construction
 }
