@@ -134,12 +134,9 @@ func (p *adminProcessor) updateAndCreateTopic(ctx *remoting.Context, req *codec.
 	// (a network call) runs outside the lock here, still before the answer.
 	p.b.RegisterIncrementBrokerData(tc, dv)
 	p.lg.Info("update or create topic", zap.String("topic", h.Topic), zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
-	// Java writes topics.json before answering: the answer waits for a
-	// write covering this change, shared by every create meanwhile (group
-	// commit), without holding a pool worker.
-	resp := codec.NewResponse(code.Success, remarkNotSet)
-	p.b.topics.AfterPersisted(func(error) { ctx.Respond(resp) })
-	return nil, nil
+	// Java writes topics.json before answering; UpdateTopicConfig has
+	// journaled the change (same crash guarantee), the full rewrite follows.
+	return codec.NewResponse(code.Success, remarkNotSet), nil
 }
 
 func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
@@ -157,7 +154,6 @@ func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCom
 	p.b.topics.DeleteTopicConfig(h.Topic)
 	keep := p.topicNames()
 	p.mu.Unlock()
-	_ = p.b.topics.WaitPersisted()
 	p.b.store.CleanUnusedTopic(keep)
 	return success(), nil
 }

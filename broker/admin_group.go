@@ -52,10 +52,8 @@ func (p *adminProcessor) updateAndCreateSubscriptionGroup(ctx *remoting.Context,
 		p.b.subs.UpdateSubscriptionGroupConfig(cfg)
 		p.lg.Info("update or create subscription group", zap.String("consumerGroup", cfg.GroupName),
 			zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
-		// Answered once written, as Java, sharing writes (group commit).
-		resp := success()
-		p.b.subs.AfterPersisted(func(error) { ctx.Respond(resp) })
-		return nil, nil
+		// Answered once journaled: as durable as Java's synchronous rewrite.
+		return success(), nil
 	}
 	return success(), nil
 }
@@ -90,7 +88,6 @@ func (p *adminProcessor) deleteSubscriptionGroup(ctx *remoting.Context, req *cod
 		return nil, err
 	}
 	p.b.subs.DeleteSubscriptionGroupConfig(h.GroupName)
-	_ = p.b.subs.WaitPersisted()
 	if h.RemoveOffset {
 		p.b.offsets.RemoveOffset(h.GroupName)
 	}

@@ -10,6 +10,13 @@
 // insertion order; Peak >= len(Entries). A Table is not safe for
 // concurrent use: its owner guards it with its own mutex.
 //
+// Journal makes each change durable before it is answered: one unsynced
+// appended line per change (Java's page-cache guarantee at O(1) cost),
+// rotated by every full rewrite (WriteRotating) and replayed over the file
+// on load (Replay, Apply). Invariant: after a full write of a snapshot
+// taken after Rotate, the file plus the records of both journals whose
+// counter exceeds the file's give back the table.
+//
 // Persister is the write half: one goroutine per file that coalesces the
 // writes asked for by Request (at most one per PersistInterval) and lets
 // WaitPersisted callers share one write (group commit). Invariant: when

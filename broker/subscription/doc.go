@@ -28,8 +28,10 @@
 //	}
 //
 // Every change bumps the DataVersion (counter+1, timestamp=now) and persists,
-// except DisableConsume, which like Java only bumps the version. The write
-// is coalesced by a configtable.Persister goroutine between StartPersister
+// except DisableConsume, which like Java only bumps the version. A change
+// is appended to subscriptionGroup.json.journal before the method returns
+// (configtable.Journal: survives a crash of the process, as Java's
+// unsynced rewrite; Load replays it). The full write is coalesced by a configtable.Persister goroutine between StartPersister
 // and StopPersister (WaitPersisted / AfterPersisted wait for it) and
 // synchronous otherwise.
 //

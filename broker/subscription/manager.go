@@ -36,8 +36,9 @@ type Manager struct {
 	autoCreate atomic.Bool  // autoCreateSubscriptionGroup, live
 
 	persister *configtable.Persister
-	persistMu sync.Mutex // serializes Persist
-	mu        sync.Mutex // guards table, order, version
+	journal   *configtable.Journal // subscriptionGroup.json.journal: each change before it is answered
+	persistMu sync.Mutex           // serializes Persist
+	mu        sync.Mutex           // guards table, order, version
 	tab       configtable.Table[body.SubscriptionGroupConfig]
 }
 
@@ -52,8 +53,9 @@ func New(path string, autoCreate bool, lg *zap.Logger) *Manager {
 		lg:   lg,
 		now:  func() int64 { return time.Now().UnixMilli() },
 	}
-	m.persister = configtable.NewPersister(m.Persist, configtable.PersistInterval,
-		lg.With(zap.String("file", "subscriptionGroup.json"), zap.String("path", path)))
+	flg := lg.With(zap.String("file", "subscriptionGroup.json"), zap.String("path", path))
+	m.persister = configtable.NewPersister(m.Persist, configtable.PersistInterval, flg)
+	m.journal = configtable.NewJournal(path+".journal", flg)
 	m.autoCreate.Store(autoCreate)
 	m.tab.Version = body.DataVersion{Timestamp: m.now()}
 	for _, g := range []string{ToolsConsumerGroup, FiltersrvConsumerGroup, SelfTestConsumerGroup} {
@@ -101,18 +103,22 @@ func (m *Manager) FindSubscriptionGroupConfig(group string) (body.SubscriptionGr
 	c = body.NewSubscriptionGroupConfig(group)
 	m.put(c)
 	m.nextVersion()
+	rec := configtable.PutRecord(&m.tab, group, c)
 	m.mu.Unlock()
 	m.lg.Info("auto create subscription group", zap.String("group", group))
-	m.persistLogged()
+	m.commit(rec)
 	return c, true
 }
 
 // UpdateSubscriptionGroupConfig adds or replaces a group
-// (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP), bumps the version and persists.
+// (UPDATE_AND_CREATE_SUBSCRIPTIONGROUP), bumps the version and journals
+// the change: when it returns, the change survives a crash of the process,
+// as after Java's synchronous rewrite.
 func (m *Manager) UpdateSubscriptionGroupConfig(c body.SubscriptionGroupConfig) {
 	m.mu.Lock()
 	old, existed := m.put(c)
 	m.nextVersion()
+	rec := configtable.PutRecord(&m.tab, c.GroupName, c)
 	m.mu.Unlock()
 	if existed {
 		m.lg.Info("update subscription group config", zap.String("group", c.GroupName),
@@ -120,7 +126,7 @@ func (m *Manager) UpdateSubscriptionGroupConfig(c body.SubscriptionGroupConfig) 
 	} else {
 		m.lg.Info("create new subscription group", zap.String("group", c.GroupName))
 	}
-	m.persistLogged()
+	m.commit(rec)
 }
 
 // DisableConsume turns consumeEnable off for an existing group and bumps
@@ -140,13 +146,15 @@ func (m *Manager) DisableConsume(group string) {
 func (m *Manager) DeleteSubscriptionGroupConfig(group string) bool {
 	m.mu.Lock()
 	ok := m.tab.Delete(group)
+	var rec configtable.Record
 	if ok {
 		m.nextVersion()
+		rec = configtable.DeleteRecord(&m.tab, group)
 	}
 	m.mu.Unlock()
 	if ok {
 		m.lg.Info("delete subscription group", zap.String("group", group))
-		m.persistLogged()
+		m.commit(rec)
 	} else {
 		m.lg.Warn("delete subscription group failed, not exist", zap.String("group", group))
 	}

@@ -1,6 +1,11 @@
 package subscription
 
 import (
+	"encoding/json"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/configtable"
 	"github.com/rocketmq-go/rmq/internal/configfile"
 	"github.com/rocketmq-go/rmq/remoting/body"
 )
@@ -34,16 +39,52 @@ func fileOrder(t map[string]body.SubscriptionGroupConfig) []string {
 	return w.Groups()
 }
 
-// Load merges subscriptionGroup.json (or its .bak) over the default groups.
+// Load merges subscriptionGroup.json (or its .bak) over the default
+// groups, then replays the changes journaled after that file was written
+// (left by a crash; a clean shutdown leaves none) and adopts the last
+// one's version.
 func (m *Manager) Load() error {
-	return configfile.LoadLogged(m.lg, "subscription group", m.path, m.decode)
+	if err := configfile.LoadLogged(m.lg, "subscription group", m.path, m.decode); err != nil {
+		return err
+	}
+	recs, err := m.journal.Replay(m.DataVersion())
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	m.mu.Lock()
+	n := configtable.Apply(&m.tab, recs, decodeGroupConfig, m.lg)
+	m.mu.Unlock()
+	m.lg.Warn("subscription group changes replayed from the journal",
+		zap.String("path", m.journal.Path()), zap.Int("records", n))
+	return nil
 }
 
-// Persist writes subscriptionGroup.json in Java's pretty layout.
+// decodeGroupConfig reads a journaled SubscriptionGroupConfig.
+func decodeGroupConfig(group string, raw []byte) (body.SubscriptionGroupConfig, error) {
+	c := body.NewSubscriptionGroupConfig(group)
+	err := json.Unmarshal(raw, &c)
+	return c, err
+}
+
+// Persist writes subscriptionGroup.json in Java's pretty layout. It
+// rotates the journal first and removes the rotated one once the file is
+// written, so that after a clean shutdown the file alone holds the table,
+// as an Apache broker expects.
 func (m *Manager) Persist() error {
 	m.persistMu.Lock()
 	defer m.persistMu.Unlock()
-	return configfile.PersistPretty(m.path, m.Encode())
+	return configtable.WriteRotating(m.journal, m.lg, func() error {
+		return configfile.PersistPretty(m.path, m.Encode())
+	})
+}
+
+// commit journals recs (the change is then as durable as after Java's
+// synchronous rewrite) and schedules the coalesced full rewrite.
+func (m *Manager) commit(recs ...configtable.Record) {
+	configtable.Commit(m.journal, m.persister, m.lg, recs...)
 }
 
 // persistLogged asks for the table to be written: at once before
@@ -60,10 +101,11 @@ func (m *Manager) StartPersister() { m.persister.Start() }
 // changes are written synchronously.
 func (m *Manager) StopPersister() { m.persister.Stop() }
 
-// WaitPersisted blocks until every change made so far is written (group
-// commit: one write covers all concurrent waiters) and returns that
-// write's error. Callers that must answer only once a change is durable,
-// as Java's synchronous write guarantees, call it after the change.
+// WaitPersisted blocks until every change made so far is in
+// subscriptionGroup.json itself (group commit: one write covers all
+// concurrent waiters) and returns that write's error. Changes are already
+// durable through the journal when the change methods return; this is for
+// callers that need the full file.
 func (m *Manager) WaitPersisted() error { return m.persister.WaitPersisted() }
 
 // AfterPersisted is WaitPersisted without blocking: fn gets the result,

@@ -33,8 +33,10 @@
 //		}
 //	}
 //
-// Every change bumps the DataVersion and asks for topics.json to be
-// written: by a configtable.Persister goroutine between StartPersister and
+// Every change bumps the DataVersion, is appended to topics.json.journal
+// before the method returns (configtable.Journal: survives a crash of the
+// process, as Java's unsynced rewrite; Load replays it) and asks for
+// topics.json to be rewritten: by a configtable.Persister goroutine between StartPersister and
 // StopPersister (coalesced; WaitPersisted / AfterPersisted wait for it),
 // synchronously otherwise. The methods after which
 // Java calls registerBrokerAll (auto-creation on send, retry-topic creation,

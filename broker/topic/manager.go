@@ -32,8 +32,9 @@ type Manager struct {
 	onChange   atomic.Pointer[func()]
 
 	persister    *configtable.Persister
-	persistMu    sync.Mutex // serializes Persist
-	mu           sync.Mutex // guards everything below
+	journal      *configtable.Journal // topics.json.journal: each change before it is answered
+	persistMu    sync.Mutex           // serializes Persist
+	mu           sync.Mutex           // guards everything below
 	tab          configtable.Table[body.TopicConfig]
 	systemTopics map[string]bool // topics added by addSystemTopic at construction
 }
@@ -50,8 +51,9 @@ func New(opts Options, path string, lg *zap.Logger) *Manager {
 		now:          func() int64 { return time.Now().UnixMilli() },
 		systemTopics: map[string]bool{},
 	}
-	m.persister = configtable.NewPersister(m.Persist, configtable.PersistInterval,
-		lg.With(zap.String("file", "topics.json"), zap.String("path", path)))
+	flg := lg.With(zap.String("file", "topics.json"), zap.String("path", path))
+	m.persister = configtable.NewPersister(m.Persist, configtable.PersistInterval, flg)
+	m.journal = configtable.NewJournal(path+".journal", flg)
 	m.autoCreate.Store(opts.AutoCreateTopicEnable)
 	m.tab.Version = body.DataVersion{Timestamp: m.now()}
 	m.addSystemTopics(opts)
@@ -163,10 +165,11 @@ func (m *Manager) CreateTopicInSendMessageMethod(topic, defaultTopic, remoteAddr
 	nc.TopicFilterType = def.TopicFilterType
 	m.put(nc)
 	m.nextVersion()
+	rec := m.putRecord(nc)
 	m.mu.Unlock()
 	m.lg.Info("create new topic by default topic", zap.String("topic", topic),
 		zap.String("defaultTopic", defaultTopic), zap.String("remoteAddr", remoteAddr))
-	m.persistLogged()
+	m.commit(rec)
 	m.notifyChange()
 	return &nc, true
 }
@@ -185,9 +188,10 @@ func (m *Manager) CreateTopicInSendMessageBackMethod(topic string, clientDefault
 	nc.Perm, nc.TopicSysFlag = perm, topicSysFlag
 	m.put(nc)
 	m.nextVersion()
+	rec := m.putRecord(nc)
 	m.mu.Unlock()
 	m.lg.Info("create new topic", zap.String("topic", topic))
-	m.persistLogged()
+	m.commit(rec)
 	m.notifyChange()
 	return &nc, true
 }
@@ -221,26 +225,30 @@ func (m *Manager) updateSysFlag(topic string, bit int32, set bool) bool {
 	}
 	m.tab.Entries[topic] = tc
 	m.nextVersion()
+	rec := m.putRecord(tc)
 	m.mu.Unlock()
-	m.persistLogged()
+	m.commit(rec)
 	m.notifyChange()
 	return true
 }
 
 // UpdateTopicConfig adds or replaces a topic (UPDATE_AND_CREATE_TOPIC),
-// bumps the version and persists. Like Java it does not call the change
-// listener; the admin processor registers with the name servers itself.
+// bumps the version and journals the change: when it returns, the change
+// survives a crash of the process, as after Java's synchronous rewrite.
+// Like Java it does not call the change listener; the admin processor
+// registers with the name servers itself.
 func (m *Manager) UpdateTopicConfig(tc body.TopicConfig) {
 	m.mu.Lock()
 	old, existed := m.put(tc)
 	m.nextVersion()
+	rec := m.putRecord(tc)
 	m.mu.Unlock()
 	if existed {
 		m.lg.Info("update topic config", zap.String("topic", tc.TopicName), zap.Any("old", old), zap.Any("new", tc))
 	} else {
 		m.lg.Info("create new topic", zap.String("topic", tc.TopicName), zap.Any("new", tc))
 	}
-	m.persistLogged()
+	m.commit(rec)
 }
 
 // UpdateOrderTopicConfig is updateOrderTopicConfig: topics listed in the
@@ -251,22 +259,26 @@ func (m *Manager) UpdateOrderTopicConfig(orderTopics map[string]string) {
 		return
 	}
 	m.mu.Lock()
-	changed := false
+	var flipped []body.TopicConfig
 	for name, tc := range m.tab.Entries {
 		_, want := orderTopics[name]
 		if tc.Order != want {
 			tc.Order = want
 			m.tab.Entries[name] = tc
-			changed = true
+			flipped = append(flipped, tc)
 		}
 	}
-	if changed {
-		m.nextVersion()
+	if len(flipped) == 0 {
+		m.mu.Unlock()
+		return
+	}
+	m.nextVersion()
+	recs := make([]configtable.Record, len(flipped))
+	for i, tc := range flipped {
+		recs[i] = m.putRecord(tc)
 	}
 	m.mu.Unlock()
-	if changed {
-		m.persistLogged()
-	}
+	m.commit(recs...)
 }
 
 // IsOrderTopic is isOrderTopic.
@@ -281,8 +293,10 @@ func (m *Manager) IsOrderTopic(topic string) bool {
 func (m *Manager) DeleteTopicConfig(topic string) bool {
 	m.mu.Lock()
 	ok := m.tab.Delete(topic)
+	var rec configtable.Record
 	if ok {
 		m.nextVersion()
+		rec = configtable.DeleteRecord(&m.tab, topic)
 	}
 	m.mu.Unlock()
 	if !ok {
@@ -290,7 +304,7 @@ func (m *Manager) DeleteTopicConfig(topic string) bool {
 		return false
 	}
 	m.lg.Info("delete topic config", zap.String("topic", topic))
-	m.persistLogged()
+	m.commit(rec)
 	return true
 }
 

@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	jsoniter "github.com/json-iterator/go"
+	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/broker/configtable"
 	"github.com/rocketmq-go/rmq/internal/configfile"
 	"github.com/rocketmq-go/rmq/remoting/body"
 )
@@ -53,16 +55,58 @@ func (m *Manager) decode(data []byte) error {
 	return nil
 }
 
-// Load merges topics.json (or its .bak) over the start-up topics.
+// Load merges topics.json (or its .bak) over the start-up topics, then
+// replays the changes journaled after that file was written (left by a
+// crash; a clean shutdown leaves none) and adopts the last one's version.
 func (m *Manager) Load() error {
-	return configfile.LoadLogged(m.lg, "topic config", m.path, m.decode)
+	if err := configfile.LoadLogged(m.lg, "topic config", m.path, m.decode); err != nil {
+		return err
+	}
+	recs, err := m.journal.Replay(m.DataVersion())
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	m.mu.Lock()
+	n := configtable.Apply(&m.tab, recs, decodeTopicConfig, m.lg)
+	m.mu.Unlock()
+	m.lg.Warn("topic changes replayed from the journal", zap.String("path", m.journal.Path()),
+		zap.Int("records", n))
+	return nil
 }
 
-// Persist writes topics.json in Java's pretty layout.
+// decodeTopicConfig reads a journaled TopicConfig; absent fields keep
+// Java's defaults.
+func decodeTopicConfig(name string, raw []byte) (body.TopicConfig, error) {
+	tc := body.NewTopicConfig(name)
+	err := jsoniter.ConfigCompatibleWithStandardLibrary.Unmarshal(raw, &tc)
+	return tc, err
+}
+
+// Persist writes topics.json in Java's pretty layout. It rotates the
+// journal first and removes the rotated one once the file is written, so
+// that after a clean shutdown topics.json alone holds the table, as an
+// Apache broker expects.
 func (m *Manager) Persist() error {
 	m.persistMu.Lock()
 	defer m.persistMu.Unlock()
-	return configfile.PersistPretty(m.path, m.Encode())
+	return configtable.WriteRotating(m.journal, m.lg, func() error {
+		return configfile.PersistPretty(m.path, m.Encode())
+	})
+}
+
+// putRecord is the journal record of tc just put; callers hold mu, after
+// nextVersion.
+func (m *Manager) putRecord(tc body.TopicConfig) configtable.Record {
+	return configtable.PutRecord(&m.tab, tc.TopicName, tc)
+}
+
+// commit journals recs (the change is then as durable as after Java's
+// synchronous rewrite) and schedules the coalesced full rewrite.
+func (m *Manager) commit(recs ...configtable.Record) {
+	configtable.Commit(m.journal, m.persister, m.lg, recs...)
 }
 
 // persistLogged asks for the table to be written: at once before
@@ -79,10 +123,11 @@ func (m *Manager) StartPersister() { m.persister.Start() }
 // changes are written synchronously.
 func (m *Manager) StopPersister() { m.persister.Stop() }
 
-// WaitPersisted blocks until every change made so far is written (group
-// commit: one write covers all concurrent waiters) and returns that
-// write's error. Callers that must answer only once a change is durable,
-// as Java's synchronous write guarantees, call it after the change.
+// WaitPersisted blocks until every change made so far is in topics.json
+// itself (group commit: one write covers all concurrent waiters) and
+// returns that write's error. Changes are already durable through the
+// journal when the change methods return; this is for callers that need
+// the full file.
 func (m *Manager) WaitPersisted() error { return m.persister.WaitPersisted() }
 
 // AfterPersisted is WaitPersisted without blocking: fn gets the result,
