@@ -231,3 +231,48 @@ func TestMappedFileWarmAheadShutdownAndDelete(t *testing.T) {
 		q2.Shutdown()
 	}
 }
+
+// TestMappedFileQueueLoadDropsEmptyLastFile: a crash between creating a
+// queue's next file and sizing it leaves an empty last file; it holds no
+// data, so the load removes it instead of refusing to start (an empty file
+// anywhere else is still an error).
+func TestMappedFileQueueLoadDropsEmptyLastFile(t *testing.T) {
+	dir := t.TempDir()
+	q := NewMappedFileQueue(dir, 4096, QueueOptions{}, nil)
+	mf, err := q.LastMappedFileOrCreate(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mf.Append([]byte("kept")); err != nil {
+		t.Fatal(err)
+	}
+	q.Shutdown()
+	empty := filepath.Join(dir, OffsetToFileName(4096))
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q = NewMappedFileQueue(dir, 4096, QueueOptions{}, nil)
+	if err := q.Load(); err != nil {
+		t.Fatalf("load with an empty last file: %v", err)
+	}
+	defer q.Shutdown()
+	if n := len(q.Files()); n != 1 || string(q.Files()[0].Data()[:4]) != "kept" {
+		t.Fatalf("%d files after load, want the one holding data", n)
+	}
+	if _, err := os.Stat(empty); !os.IsNotExist(err) {
+		t.Fatalf("empty last file still there: %v", err)
+	}
+
+	// An empty file followed by another is not a creation cut short.
+	q.Shutdown()
+	if err := os.WriteFile(filepath.Join(dir, OffsetToFileName(0)), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, make([]byte, 4096), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	q = NewMappedFileQueue(dir, 4096, QueueOptions{}, nil)
+	if err := q.Load(); !errors.Is(err, ErrFileSize) {
+		t.Fatalf("load with an empty first file of two: %v, want ErrFileSize", err)
+	}
+}

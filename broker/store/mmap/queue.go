@@ -95,8 +95,11 @@ func (q *MappedFileQueue) Dir() string { return q.dir }
 func (q *MappedFileQueue) FileSize() int { return q.fileSize }
 
 // Load maps every file of the directory. A file whose size differs from the
-// configured size fails the load (Java returns false and the broker exits).
-// Loaded files start with all positions at the file size; recovery lowers them.
+// configured size fails the load (Java returns false and the broker exits),
+// except an empty last file: a crash between creating a file and sizing it
+// leaves one, it holds nothing, and it is removed (Java refuses to start on
+// it). Loaded files start with all positions at the file size; recovery
+// lowers them.
 func (q *MappedFileQueue) Load() error {
 	ents, err := os.ReadDir(q.dir)
 	if err != nil {
@@ -114,11 +117,18 @@ func (q *MappedFileQueue) Load() error {
 	sort.Strings(names)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for _, n := range names {
+	for i, n := range names {
 		p := filepath.Join(q.dir, n)
 		st, err := os.Stat(p)
 		if err != nil {
 			return err
+		}
+		if st.Size() == 0 && i == len(names)-1 {
+			q.lg.Warn("removing an empty last file left by a crash during its creation", zap.String("path", p))
+			if err := os.Remove(p); err != nil {
+				return err
+			}
+			break
 		}
 		if st.Size() != int64(q.fileSize) {
 			return fmt.Errorf("%w: %s is %d bytes, want %d", ErrFileSize, p, st.Size(), q.fileSize)
