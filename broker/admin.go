@@ -416,11 +416,7 @@ func (p *adminProcessor) runtimeInfo() map[string]string {
 	i := strconv.Itoa
 	m["brokerVersionDesc"] = "V4_9_8"
 	m["brokerVersion"] = i(int(code.CurrentVersion))
-	puts := orZero(m["putMessageTimesTotal"])
-	m["msgPutTotalYesterdayMorning"], m["msgPutTotalTodayMorning"], m["msgPutTotalTodayNow"] = "0", "0", puts
-	// No BrokerStatsManager here: messages handed to consumers are not
-	// counted, so the get totals stay 0 (Java: BROKER_GET_NUMS).
-	m["msgGetTotalYesterdayMorning"], m["msgGetTotalTodayMorning"], m["msgGetTotalTodayNow"] = "0", "0", "0"
+	b.statsRuntimeInfo(m) // admin_stats.go
 	m["sendThreadPoolQueueSize"] = i(b.sendQueue.Len())
 	m["sendThreadPoolQueueCapacity"] = i(cfg.SendThreadPoolQueueCapacity)
 	m["pullThreadPoolQueueSize"] = i(b.Pools.Pull.QueueLen())

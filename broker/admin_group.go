@@ -106,7 +106,9 @@ func (p *adminProcessor) getConsumeStats(_ *remoting.Context, req *codec.Remotin
 	cs := body.ConsumeStats{OffsetTable: map[body.MessageQueue]body.OffsetWrapper{}}
 	for _, t := range topics {
 		if tc := p.b.topics.SelectTopicConfig(t); tc != nil {
-			p.addConsumeStats(&cs, h.ConsumerGroup, t, tc.ReadQueueNums)
+			if p.addConsumeStats(&cs, h.ConsumerGroup, t, tc.ReadQueueNums) {
+				cs.ConsumeTps += p.b.stats.TpsGroupGetNums(h.ConsumerGroup, t) // the group's pulls, last minute
+			}
 		}
 	}
 	resp := success()

@@ -62,8 +62,16 @@ func (b *Broker) consumerSendMsgBack(ctx *remoting.Context, req *codec.RemotingC
 	if resp != nil {
 		return resp, nil
 	}
+	backTopic := orig.Topic // the consumed topic, or the original one for a retry message
+	if rt := message.PropertyValue(orig.PropertiesString, message.PropertyRetryTopic); rt != "" {
+		backTopic = rt
+	}
 	b.store.PutMessageAsync(m, func(r commitlog.PutMessageResult) {
 		if r.Status == commitlog.PutOK {
+			if m.Topic == schedule.ScheduleTopic { // delayed retry: stored under the schedule topic
+				b.stats.IncTopicPut(m.Topic, m.QueueID, 1, int64(r.Append.WroteBytes))
+			}
+			b.stats.IncSendBack(h.Group, backTopic)
 			ctx.Respond(codec.NewResponse(code.Success, ""))
 			return
 		}

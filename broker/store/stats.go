@@ -276,3 +276,10 @@ func (s *DefaultMessageStore) RuntimeInfo() map[string]string {
 	m["consumeQueueDiskRatio"] = javaDouble(s.opts.diskUsage(s.cfg.ConsumeQueueDir()))
 	return m
 }
+
+// StatsTotals returns the messages stored and the messages handed out by
+// GetMessage since start (getPutMessageTimesTotal and
+// getGetMessageTransferedMsgCount: BrokerStats' msgPutTotal*/msgGetTotal*).
+func (s *DefaultMessageStore) StatsTotals() (putTimes, getTransferred int64) {
+	return s.stats.putTimes.Load(), s.stats.getTransferred.Load()
+}

@@ -1,0 +1,214 @@
+package broker_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rocketmq-go/rmq/broker/stats"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+// brokerStatsData is the BrokerStatsData body of VIEW_BROKER_STATS_DATA.
+type brokerStatsData struct {
+	StatsMinute, StatsHour, StatsDay struct {
+		Sum   int64
+		Tps   float64
+		Avgpt float64
+	}
+}
+
+func (e *consumeEnv) viewStats(name, key string) (*brokerStatsData, *codec.RemotingCommand) {
+	e.t.Helper()
+	h := header.ViewBrokerStatsDataRequestHeader{StatsName: name, StatsKey: key}
+	resp := e.call(codec.NewRequest(code.ViewBrokerStatsData, h.ToExtFields(), nil))
+	if resp.Code != code.Success {
+		return nil, resp
+	}
+	var d brokerStatsData
+	if err := json.Unmarshal(resp.Body, &d); err != nil {
+		e.t.Fatalf("BrokerStatsData %s: %v", resp.Body, err)
+	}
+	return &d, resp
+}
+
+// minuteSum is the minute sum of name/key, failing when the item is unknown.
+func (e *consumeEnv) minuteSum(name, key string) (int64, float64) {
+	e.t.Helper()
+	d, resp := e.viewStats(name, key)
+	if d == nil {
+		e.t.Fatalf("VIEW_BROKER_STATS_DATA %s %s: %d %q", name, key, resp.Code, resp.Remark)
+	}
+	return d.StatsMinute.Sum, d.StatsMinute.Avgpt
+}
+
+func (e *consumeEnv) runtimeInfo() map[string]string {
+	e.t.Helper()
+	resp := e.call(codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
+	e.expect(resp, code.Success, "")
+	kv, err := body.DecodeKVTable(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return kv.Table
+}
+
+func (e *consumeEnv) pullFound(group, topic string, offset int64, want int) {
+	e.t.Helper()
+	req := pullReq(group, topic, 0, offset, 0, "*", "TAG")
+	resp := e.call(req)
+	e.expect(resp, code.Success, "FOUND")
+	if n := countRecords(resp.Body); n != want {
+		e.t.Fatalf("pull %s@%d got %d messages, want %d", topic, offset, n, want)
+	}
+}
+
+// countRecords counts the stored records in a pull body.
+func countRecords(b []byte) int {
+	n := 0
+	for len(b) >= 4 {
+		size := int(uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]))
+		if size <= 0 || size > len(b) {
+			break
+		}
+		b, n = b[size:], n+1
+	}
+	return n
+}
+
+func wantKeys(t *testing.T, m map[string]string, want map[string]string) {
+	t.Helper()
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %q, want %q", k, m[k], v)
+		}
+	}
+}
+
+// TestBrokerStatsAfterTraffic: after N sends and M pulled messages, the
+// runtime info totals, VIEW_BROKER_STATS_DATA and the consumeTps of
+// GET_CONSUME_STATS / GET_BROKER_CONSUME_STATS show them (mqadmin
+// brokerStatus, statsAll, consumerProgress, brokerConsumeStats).
+func TestBrokerStatsAfterTraffic(t *testing.T) {
+	e := newConsumeEnv(t)
+	const sends = 5
+	for i := range sends {
+		e.send("StatT", 0, nil, fmt.Sprintf("body-%d", i))
+	}
+	e.waitDispatched("StatT", 0, sends)
+	e.pullFound("statG", "StatT", 0, 5)
+	e.pullFound("statG", "StatT", 3, 2)
+	e.b.Offsets().CommitOffset("x", "statG", "StatT", 0, 5)
+
+	wantKeys(t, e.runtimeInfo(), map[string]string{
+		"msgPutTotalTodayNow": "5", "msgGetTotalTodayNow": "7",
+		"msgPutTotalTodayMorning": "0", "msgGetTotalTodayMorning": "0",
+		"msgPutTotalYesterdayMorning": "0", "msgGetTotalYesterdayMorning": "0",
+	})
+
+	e.b.Stats().SampleSeconds(time.Now())
+	cluster := e.b.Config().BrokerClusterName
+	if sum, avg := e.minuteSum(stats.TopicPutNums, "StatT"); sum != sends || avg != 1 {
+		t.Errorf("TOPIC_PUT_NUMS minute sum %d avgpt %v, want %d, 1", sum, avg, sends)
+	}
+	if sum, avg := e.minuteSum(stats.TopicPutSize, "StatT"); sum <= int64(sends*len("body-0")) || avg != float64(sum)/sends {
+		t.Errorf("TOPIC_PUT_SIZE minute sum %d avgpt %v", sum, avg)
+	}
+	if sum, _ := e.minuteSum(stats.BrokerPutNums, cluster); sum != sends {
+		t.Errorf("BROKER_PUT_NUMS minute sum %d", sum)
+	}
+	if sum, avg := e.minuteSum(stats.GroupGetNums, "StatT@statG"); sum != 7 || avg != 3.5 {
+		t.Errorf("GROUP_GET_NUMS minute sum %d avgpt %v, want 7, 3.5", sum, avg)
+	}
+	if sum, _ := e.minuteSum(stats.BrokerGetNums, cluster); sum != 7 {
+		t.Errorf("BROKER_GET_NUMS minute sum %d", sum)
+	}
+	if sum, _ := e.minuteSum(stats.GroupGetSize, "StatT@statG"); sum <= 0 {
+		t.Errorf("GROUP_GET_SIZE minute sum %d", sum)
+	}
+	if d, resp := e.viewStats(stats.GroupGetLatency, "StatT@statG"); d == nil || d.StatsMinute.Sum < 0 {
+		t.Errorf("GROUP_GET_LATENCY: %v %v", d, resp.Remark)
+	}
+	d, _ := e.viewStats(stats.GroupGetNums, "StatT@statG")
+	if d.StatsMinute.Tps <= 0 || d.StatsHour.Sum != 0 || d.StatsDay.Sum != 0 {
+		t.Errorf("GROUP_GET_NUMS figures %+v", d)
+	}
+	// Unknown names and keys are answered as Java answers them.
+	_, resp := e.viewStats(stats.TopicPutNums, "NoSuchTopic")
+	e.expect(resp, code.SystemError, "The stats <TOPIC_PUT_NUMS> <NoSuchTopic> not exist")
+	_, resp = e.viewStats("NO_SUCH_STATS", "StatT")
+	e.expect(resp, code.SystemError, "The stats <NO_SUCH_STATS> <StatT> not exist")
+
+	// consumeTps is the group's GROUP_GET_NUMS rate over the last minute.
+	h := header.GetConsumeStatsRequestHeader{ConsumerGroup: "statG", Topic: "StatT"}
+	resp = e.call(codec.NewRequest(code.GetConsumeStats, h.ToExtFields(), nil))
+	e.expect(resp, code.Success, "")
+	var cs body.ConsumeStats
+	if err := cs.Decode(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	if cs.ConsumeTps != d.StatsMinute.Tps {
+		t.Errorf("GET_CONSUME_STATS consumeTps %v, want %v", cs.ConsumeTps, d.StatsMinute.Tps)
+	}
+	bh := header.GetConsumeStatsInBrokerHeader{}
+	resp = e.call(codec.NewRequest(code.GetBrokerConsumeStats, bh.ToExtFields(), nil))
+	e.expect(resp, code.Success, "")
+	// The body has fastjson's object map keys, so match its text.
+	want := string(body.AppendJavaDouble([]byte(`"statG":[{"consumeTps":`), d.StatsMinute.Tps))
+	if !strings.Contains(string(resp.Body), want) || d.StatsMinute.Tps == 0 {
+		t.Errorf("GET_BROKER_CONSUME_STATS lacks %s: %s", want, resp.Body)
+	}
+}
+
+// TestBrokerStatsBatchAndSendBack: a batch counts its messages in one call;
+// a send-back counts for SNDBCK_PUT_NUMS under the consumed topic and, when
+// delayed, for the schedule topic it is stored in.
+func TestBrokerStatsBatchAndSendBack(t *testing.T) {
+	e := newConsumeEnv(t)
+	items := []message.BatchItem{{Body: []byte("a")}, {Body: []byte("b")}, {Body: []byte("c")}}
+	bh := sendHeader("BatchStatT", 0, nil)
+	bh.Batch = true
+	resp := e.call(sendRequest(code.SendBatchMessage, bh, message.EncodeBatch(nil, items)))
+	e.expect(resp, code.Success, "")
+	rh := e.send("BackStatT", 0, nil, "orig")
+	_, off, err := message.DecodeOffsetMsgID(rh.MsgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.expect(e.call(sendBackRequest(off, "backG", 0, nil)), code.Success, "")
+
+	e.b.Stats().SampleSeconds(time.Now())
+	if sum, avg := e.minuteSum(stats.TopicPutNums, "BatchStatT"); sum != 3 || avg != 3 {
+		t.Errorf("batch TOPIC_PUT_NUMS minute sum %d avgpt %v, want 3, 3", sum, avg)
+	}
+	if sum, _ := e.minuteSum(stats.SndbckPutNums, "BackStatT@backG"); sum != 1 {
+		t.Errorf("SNDBCK_PUT_NUMS minute sum %d", sum)
+	}
+	if sum, _ := e.minuteSum(stats.TopicPutNums, "SCHEDULE_TOPIC_XXXX"); sum != 1 {
+		t.Errorf("SCHEDULE_TOPIC_XXXX TOPIC_PUT_NUMS minute sum %d", sum)
+	}
+	if sum, _ := e.minuteSum(stats.BrokerPutNums, e.b.Config().BrokerClusterName); sum != 4 {
+		t.Errorf("BROKER_PUT_NUMS minute sum %d, want 4 (send-back not counted, as Java)", sum)
+	}
+}
+
+// TestBrokerStatsSlaveGets is the issue's scenario: consumers reading from
+// a slave move its get totals and GROUP_GET_NUMS.
+func TestBrokerStatsSlaveGets(t *testing.T) {
+	e := slaveEnv(t, true)
+	e.pullFound("slaveG", "SlaveT", 0, 1)
+	wantKeys(t, e.runtimeInfo(), map[string]string{"msgGetTotalTodayNow": "1"})
+	e.b.Stats().SampleSeconds(time.Now())
+	if sum, _ := e.minuteSum(stats.GroupGetNums, "SlaveT@slaveG"); sum != 1 {
+		t.Errorf("slave GROUP_GET_NUMS minute sum %d", sum)
+	}
+	if sum, _ := e.minuteSum(stats.BrokerGetNums, e.b.Config().BrokerClusterName); sum != 1 {
+		t.Errorf("slave BROKER_GET_NUMS minute sum %d", sum)
+	}
+}
