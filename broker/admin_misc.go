@@ -14,7 +14,6 @@ package broker
 // no answer is ever written: the caller times out, exactly as with Java.
 
 import (
-
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
