@@ -153,6 +153,9 @@ func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCom
 	keep := p.topicNames()
 	p.mu.Unlock()
 	p.b.store.CleanUnusedTopic(keep)
+	if p.b.Config().AutoDeleteUnusedStats {
+		p.b.stats.OnTopicDeleted(h.Topic)
+	}
 	return success(), nil
 }
 

@@ -89,6 +89,9 @@ func (p *adminProcessor) deleteSubscriptionGroup(ctx *remoting.Context, req *cod
 	if h.RemoveOffset {
 		p.b.offsets.RemoveOffset(h.GroupName)
 	}
+	if p.b.Config().AutoDeleteUnusedStats {
+		p.b.stats.OnGroupDeleted(h.GroupName)
+	}
 	p.lg.Info("delete subscription group", zap.String("consumerGroup", h.GroupName),
 		zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
 	return success(), nil

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/broker/stats"
+	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -210,5 +212,37 @@ func TestBrokerStatsSlaveGets(t *testing.T) {
 	}
 	if sum, _ := e.minuteSum(stats.BrokerGetNums, e.b.Config().BrokerClusterName); sum != 1 {
 		t.Errorf("slave BROKER_GET_NUMS minute sum %d", sum)
+	}
+}
+
+// TestBrokerStatsDeletedWithTopicAndGroup: with autoDeleteUnusedStats,
+// deleting a topic or a group drops its items (VIEW_BROKER_STATS_DATA then
+// answers "not exist"); without it they stay, as in Java.
+func TestBrokerStatsDeletedWithTopicAndGroup(t *testing.T) {
+	for _, auto := range []bool{false, true} {
+		t.Run(fmt.Sprint("autoDeleteUnusedStats=", auto), func(t *testing.T) {
+			e := newConsumeEnv(t, func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) { c.AutoDeleteUnusedStats = auto })
+			e.send("DelStatT", 0, nil, "x")
+			e.waitDispatched("DelStatT", 0, 1)
+			e.pullFound("delG", "DelStatT", 0, 1)
+			e.send("KeepT", 0, nil, "x")
+			e.waitDispatched("KeepT", 0, 1)
+			e.pullFound("delG2", "KeepT", 0, 1)
+			e.b.Stats().SampleSeconds(time.Now())
+
+			dh := header.DeleteTopicRequestHeader{Topic: "DelStatT"}
+			e.expect(e.call(codec.NewRequest(code.DeleteTopicInBroker, dh.ToExtFields(), nil)), code.Success, "")
+			gh := header.DeleteSubscriptionGroupRequestHeader{GroupName: "delG2"}
+			e.expect(e.call(codec.NewRequest(code.DeleteSubscriptiongroup, gh.ToExtFields(), nil)), code.Success, "")
+			for _, it := range [][2]string{{stats.TopicPutNums, "DelStatT"}, {stats.GroupGetNums, "DelStatT@delG"}, {stats.GroupGetNums, "KeepT@delG2"}} {
+				_, resp := e.viewStats(it[0], it[1])
+				if gone := resp.Code == code.SystemError; gone != auto {
+					t.Errorf("%s %s: code %d, want removed=%v", it[0], it[1], resp.Code, auto)
+				}
+			}
+			if sum, _ := e.minuteSum(stats.TopicPutNums, "KeepT"); sum != 1 {
+				t.Errorf("KeepT TOPIC_PUT_NUMS %d", sum)
+			}
+		})
 	}
 }
