@@ -185,6 +185,9 @@ func TestBrokerStatsBatchAndSendBack(t *testing.T) {
 	}
 	e.expect(e.call(sendBackRequest(off, "backG", 0, nil)), code.Success, "")
 
+	// The batch's three messages, the plain send and the send-back's copy.
+	wantKeys(t, e.runtimeInfo(), map[string]string{"msgPutTotalTodayNow": "5"})
+
 	e.b.Stats().SampleSeconds(time.Now())
 	if sum, avg := e.minuteSum(stats.TopicPutNums, "BatchStatT"); sum != 3 || avg != 3 {
 		t.Errorf("batch TOPIC_PUT_NUMS minute sum %d avgpt %v, want 3, 3", sum, avg)

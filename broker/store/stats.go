@@ -135,7 +135,9 @@ func (st *storeStats) putDone(topic string, r commitlog.PutMessageResult, elapse
 		st.putFailed.Add(1)
 	}
 	if r.Append.WroteBytes > 0 {
-		st.addPut(topic, int64(r.Append.WroteBytes))
+		// A batch counts each of its messages (Java adds getMsgNum()).
+		st.putTimes.Add(int64(max(r.Append.MsgNum, 1)))
+		st.putSize.Add(int64(r.Append.WroteBytes))
 	}
 }
 
