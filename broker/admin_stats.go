@@ -31,7 +31,7 @@ func init() { processorFamilies = append(processorFamilies, wireStats) }
 // (BrokerController's computeNextMorningTimeMillis schedule), so the
 // morning counters move within 10 s of midnight.
 func wireStats(b *Broker) {
-	b.stats = stats.New(b.Config().BrokerClusterName, false)
+	b.stats = stats.New(b.Config().BrokerClusterName, b.Config().EnableDetailStat)
 	next := stats.NextMorning(time.Now())
 	b.addService(service.New("brokerStatsSeconds", stats.SecondsPeriod, func(context.Context) {
 		now := time.Now()

@@ -134,8 +134,16 @@ func TestBrokerStatsAfterTraffic(t *testing.T) {
 	if sum, _ := e.minuteSum(stats.GroupGetSize, "StatT@statG"); sum <= 0 {
 		t.Errorf("GROUP_GET_SIZE minute sum %d", sum)
 	}
-	if d, resp := e.viewStats(stats.GroupGetLatency, "StatT@statG"); d == nil || d.StatsMinute.Sum < 0 {
+	// enableDetailStat (default true) keeps per-queue items and keys the
+	// latency by queue.
+	if d, resp := e.viewStats(stats.GroupGetLatency, "0@StatT@statG"); d == nil || d.StatsMinute.Sum < 0 {
 		t.Errorf("GROUP_GET_LATENCY: %v %v", d, resp.Remark)
+	}
+	if sum, _ := e.minuteSum(stats.QueuePutNums, "StatT@0"); sum != sends {
+		t.Errorf("QUEUE_PUT_NUMS minute sum %d", sum)
+	}
+	if sum, avg := e.minuteSum(stats.QueueGetNums, "StatT@0@statG"); sum != 7 || avg != 3.5 {
+		t.Errorf("QUEUE_GET_NUMS minute sum %d avgpt %v", sum, avg)
 	}
 	d, _ := e.viewStats(stats.GroupGetNums, "StatT@statG")
 	if d.StatsMinute.Tps <= 0 || d.StatsHour.Sum != 0 || d.StatsDay.Sum != 0 {
@@ -248,4 +256,19 @@ func TestBrokerStatsDeletedWithTopicAndGroup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestBrokerStatsWithoutDetail: enableDetailStat=false keeps no per-queue
+// sets and keys GROUP_GET_LATENCY by topic@group.
+func TestBrokerStatsWithoutDetail(t *testing.T) {
+	e := newConsumeEnv(t, func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) { c.EnableDetailStat = false })
+	e.send("NoDetailT", 0, nil, "x")
+	e.waitDispatched("NoDetailT", 0, 1)
+	e.pullFound("ndG", "NoDetailT", 0, 1)
+	e.b.Stats().SampleSeconds(time.Now())
+	if d, resp := e.viewStats(stats.GroupGetLatency, "NoDetailT@ndG"); d == nil {
+		t.Errorf("GROUP_GET_LATENCY NoDetailT@ndG: %q", resp.Remark)
+	}
+	_, resp := e.viewStats(stats.QueuePutNums, "NoDetailT@0")
+	e.expect(resp, code.SystemError, "The stats <QUEUE_PUT_NUMS> <NoDetailT@0> not exist")
 }

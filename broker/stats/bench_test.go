@@ -4,7 +4,7 @@ import "testing"
 
 // BenchmarkPutCounting is what the send path adds per stored message.
 func BenchmarkPutCounting(b *testing.B) {
-	m := New("DefaultCluster", false)
+	m := New("DefaultCluster", true) // enableDetailStat default
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			m.IncTopicPut("BenchTopic", 0, 1, 200)
@@ -15,7 +15,7 @@ func BenchmarkPutCounting(b *testing.B) {
 
 // BenchmarkGetCounting is what the pull path adds per pull that finds messages.
 func BenchmarkGetCounting(b *testing.B) {
-	m := New("DefaultCluster", false)
+	m := New("DefaultCluster", true) // enableDetailStat default
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			m.IncGroupGet("g", "BenchTopic", 0, 32, 6400)

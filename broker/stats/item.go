@@ -49,6 +49,7 @@ type Snapshot struct {
 // three sampled series.
 type Item struct {
 	value, times atomic.Int64
+	dead         atomic.Bool // deleted from its set: cached pointers must re-resolve
 
 	mu                 sync.Mutex // guards the series
 	minute, hour, days []callSnapshot

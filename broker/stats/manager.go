@@ -62,6 +62,13 @@ type Manager struct {
 
 	fallSize, fallTime *MomentSet
 
+	// Resolved items per (topic, queue) and (topic, queue, group), so the
+	// hot path builds no key string once a key has been seen. An entry
+	// whose item was deleted is resolved again; deletions also clear the
+	// caches to free them.
+	putCache sync.Map // putKey -> *putItems
+	getCache sync.Map // getKey -> *getItems
+
 	// Morning holds the daily counters of BrokerStats.
 	Morning Morning
 }
@@ -115,15 +122,68 @@ func QueueGroupKey(queueID int32, topic, group string) string {
 // queueKey is buildStatsKey(topic, queueId).
 func queueKey(topic string, queueID int32) string { return topic + "@" + strconv.Itoa(int(queueID)) }
 
+type putKey struct {
+	topic   string
+	queueID int32
+}
+
+type putItems struct{ nums, size, qnums, qsize *Item }
+
+type getKey struct {
+	topic, group string
+	queueID      int32
+}
+
+type getItems struct{ nums, size, latency, qnums, qsize *Item }
+
+func (m *Manager) putItems(topic string, queueID int32) *putItems {
+	k := putKey{topic, queueID}
+	if v, ok := m.putCache.Load(k); ok && !v.(*putItems).nums.dead.Load() {
+		return v.(*putItems)
+	}
+	p := &putItems{nums: m.topicPutNums.Item(topic), size: m.topicPutSize.Item(topic)}
+	if m.queueStats {
+		qk := queueKey(topic, queueID)
+		p.qnums, p.qsize = m.table[QueuePutNums].Item(qk), m.table[QueuePutSize].Item(qk)
+	}
+	m.putCache.Store(k, p)
+	return p
+}
+
+func (m *Manager) getItems(group, topic string, queueID int32) *getItems {
+	k := getKey{topic, group, queueID}
+	if v, ok := m.getCache.Load(k); ok && !v.(*getItems).nums.dead.Load() {
+		return v.(*getItems)
+	}
+	tg := TopicGroupKey(topic, group)
+	g := &getItems{nums: m.groupGetNums.Item(tg), size: m.groupGetSize.Item(tg)}
+	if m.queueStats {
+		qk := topic + "@" + strconv.Itoa(int(queueID)) + "@" + group
+		g.qnums, g.qsize = m.table[QueueGetNums].Item(qk), m.table[QueueGetSize].Item(qk)
+		g.latency = m.groupGetLatency.Item(QueueGroupKey(queueID, topic, group))
+	} else {
+		g.latency = m.groupGetLatency.Item(tg)
+	}
+	m.getCache.Store(k, g)
+	return g
+}
+
+// dropCaches forgets the resolved items after a deletion, so later counts
+// create fresh, visible items.
+func (m *Manager) dropCaches() {
+	m.putCache.Clear()
+	m.getCache.Clear()
+}
+
 // IncTopicPut counts num messages of size bytes stored in topic by one call
 // (incTopicPutNums + incTopicPutSize).
 func (m *Manager) IncTopicPut(topic string, queueID int32, num, size int64) {
-	m.topicPutNums.Add(topic, num, 1)
-	m.topicPutSize.Add(topic, size, 1)
-	if m.queueStats {
-		k := queueKey(topic, queueID)
-		m.table[QueuePutNums].Add(k, num, 1)
-		m.table[QueuePutSize].Add(k, size, 1)
+	p := m.putItems(topic, queueID)
+	p.nums.Add(num, 1)
+	p.size.Add(size, 1)
+	if p.qnums != nil {
+		p.qnums.Add(num, 1)
+		p.qsize.Add(size, 1)
 	}
 }
 
@@ -133,24 +193,20 @@ func (m *Manager) IncBrokerPut(num int64) { m.brokerPutItem.Add(num, 0) }
 // IncGroupGet counts num messages of size bytes handed to group from topic
 // by one pull (incGroupGetNums, incGroupGetSize, incBrokerGetNums).
 func (m *Manager) IncGroupGet(group, topic string, queueID int32, num, size int64) {
-	k := TopicGroupKey(topic, group)
-	m.groupGetNums.Add(k, num, 1)
-	m.groupGetSize.Add(k, size, 1)
+	g := m.getItems(group, topic, queueID)
+	g.nums.Add(num, 1)
+	g.size.Add(size, 1)
 	m.brokerGetItem.Add(num, 0)
-	if m.queueStats {
-		qk := topic + "@" + strconv.Itoa(int(queueID)) + "@" + group
-		m.table[QueueGetNums].Add(qk, num, 1)
-		m.table[QueueGetSize].Add(qk, size, 1)
+	if g.qnums != nil {
+		g.qnums.Add(num, 1)
+		g.qsize.Add(size, 1)
 	}
 }
 
-// IncGroupGetLatency records one pull's latency in ms (incGroupGetLatency).
+// IncGroupGetLatency records one pull's latency in ms (incGroupGetLatency;
+// keyed "queueId@topic@group" with per-queue stats, else "topic@group").
 func (m *Manager) IncGroupGetLatency(group, topic string, queueID int32, ms int64) {
-	k := TopicGroupKey(topic, group)
-	if m.queueStats {
-		k = QueueGroupKey(queueID, topic, group)
-	}
-	m.groupGetLatency.Add(k, ms, 1)
+	m.getItems(group, topic, queueID).latency.Add(ms, 1)
 }
 
 // IncSendBack counts one message sent back by group (incSendBackNums).
@@ -172,6 +228,7 @@ func (m *Manager) RecordFallBehind(group, topic string, queueID int32, size, ms 
 
 // OnTopicDeleted drops topic's items (onTopicDeleted).
 func (m *Manager) OnTopicDeleted(topic string) {
+	defer m.dropCaches()
 	m.topicPutNums.Delete(func(k string) bool { return k == topic })
 	m.topicPutSize.Delete(func(k string) bool { return k == topic })
 	for _, n := range []string{QueuePutNums, QueuePutSize, GroupGetNums, GroupGetSize, QueueGetNums, QueueGetSize, SndbckPutNums} {
@@ -186,6 +243,7 @@ func (m *Manager) OnTopicDeleted(topic string) {
 
 // OnGroupDeleted drops group's items (onGroupDeleted).
 func (m *Manager) OnGroupDeleted(group string) {
+	defer m.dropCaches()
 	for _, n := range []string{GroupGetNums, GroupGetSize, QueueGetNums, QueueGetSize, SndbckPutNums, GroupGetLatency} {
 		if s := m.table[n]; s != nil {
 			s.Delete(keyHasSuffix(group, "@"))

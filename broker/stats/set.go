@@ -49,8 +49,9 @@ func (s *Set) MinuteOf(key string) Snapshot {
 
 // Delete drops the keys match selects.
 func (s *Set) Delete(match func(key string) bool) {
-	s.items.Range(func(k, _ any) bool {
+	s.items.Range(func(k, v any) bool {
 		if match(k.(string)) {
+			v.(*Item).dead.Store(true)
 			s.items.Delete(k)
 		}
 		return true

@@ -153,3 +153,26 @@ func TestConcurrentAddAndSample(t *testing.T) {
 		t.Fatalf("value %d", v)
 	}
 }
+
+// TestDeletedItemsAreRecreated: counting after a delete goes to a fresh,
+// visible item, not to the cached deleted one.
+func TestDeletedItemsAreRecreated(t *testing.T) {
+	m := New("c", true)
+	m.IncTopicPut("T", 0, 1, 1)
+	m.IncGroupGet("g", "T", 0, 1, 1)
+	old := m.putItems("T", 0)
+	m.Set(TopicPutNums).Delete(func(k string) bool { return k == "T" }) // no cache clear
+	m.IncTopicPut("T", 0, 2, 2)
+	if it := m.Lookup(TopicPutNums, "T"); it == nil || it.Value() != 2 || it == old.nums {
+		t.Fatalf("after delete: %v", it)
+	}
+	m.OnGroupDeleted("g")
+	m.IncGroupGet("g", "T", 0, 3, 3)
+	m.IncGroupGetLatency("g", "T", 0, 4)
+	if it := m.Lookup(GroupGetNums, "T@g"); it == nil || it.Value() != 3 {
+		t.Fatalf("group get after delete: %v", it)
+	}
+	if it := m.Lookup(GroupGetLatency, "0@T@g"); it == nil || it.Value() != 4 {
+		t.Fatalf("latency after delete: %v", it)
+	}
+}
