@@ -3,6 +3,7 @@ package stats
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -134,7 +135,10 @@ type getKey struct {
 	queueID      int32
 }
 
-type getItems struct{ nums, size, latency, qnums, qsize *Item }
+type getItems struct {
+	nums, size, latency, qnums, qsize *Item
+	fallSize, fallTime                *atomic.Int64
+}
 
 func (m *Manager) putItems(topic string, queueID int32) *putItems {
 	k := putKey{topic, queueID}
@@ -155,12 +159,13 @@ func (m *Manager) getItems(group, topic string, queueID int32) *getItems {
 	if v, ok := m.getCache.Load(k); ok && !v.(*getItems).nums.dead.Load() {
 		return v.(*getItems)
 	}
-	tg := TopicGroupKey(topic, group)
-	g := &getItems{nums: m.groupGetNums.Item(tg), size: m.groupGetSize.Item(tg)}
+	tg, qg := TopicGroupKey(topic, group), QueueGroupKey(queueID, topic, group)
+	g := &getItems{nums: m.groupGetNums.Item(tg), size: m.groupGetSize.Item(tg),
+		fallSize: m.fallSize.item(qg), fallTime: m.fallTime.item(qg)}
 	if m.queueStats {
 		qk := topic + "@" + strconv.Itoa(int(queueID)) + "@" + group
 		g.qnums, g.qsize = m.table[QueueGetNums].Item(qk), m.table[QueueGetSize].Item(qk)
-		g.latency = m.groupGetLatency.Item(QueueGroupKey(queueID, topic, group))
+		g.latency = m.groupGetLatency.Item(qg)
 	} else {
 		g.latency = m.groupGetLatency.Item(tg)
 	}
@@ -221,9 +226,9 @@ func (m *Manager) TpsGroupGetNums(group, topic string) float64 {
 // RecordFallBehind records how far (bytes, ms) group's last read of the
 // queue was behind the newest message.
 func (m *Manager) RecordFallBehind(group, topic string, queueID int32, size, ms int64) {
-	k := QueueGroupKey(queueID, topic, group)
-	m.fallSize.Set(k, size)
-	m.fallTime.Set(k, ms)
+	g := m.getItems(group, topic, queueID)
+	g.fallSize.Store(size)
+	g.fallTime.Store(ms)
 }
 
 // OnTopicDeleted drops topic's items (onTopicDeleted).

@@ -88,13 +88,15 @@ type MomentSet struct {
 func (s *MomentSet) Name() string { return s.name }
 
 // Set records v as key's current value.
-func (s *MomentSet) Set(key string, v int64) {
+func (s *MomentSet) Set(key string, v int64) { s.item(key).Store(v) }
+
+// item returns key's value cell, creating it.
+func (s *MomentSet) item(key string) *atomic.Int64 {
 	if p, ok := s.items.Load(key); ok {
-		p.(*atomic.Int64).Store(v)
-		return
+		return p.(*atomic.Int64)
 	}
 	p, _ := s.items.LoadOrStore(key, new(atomic.Int64))
-	p.(*atomic.Int64).Store(v)
+	return p.(*atomic.Int64)
 }
 
 // Get returns key's value and whether it was ever set.
