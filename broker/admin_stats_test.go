@@ -11,6 +11,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/stats"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -271,4 +272,36 @@ func TestBrokerStatsWithoutDetail(t *testing.T) {
 	}
 	_, resp := e.viewStats(stats.QueuePutNums, "NoDetailT@0")
 	e.expect(resp, code.SystemError, "The stats <QUEUE_PUT_NUMS> <NoDetailT@0> not exist")
+}
+
+// TestBrokerStatsScheduleDelivery: a delayed message counts as a put to
+// the schedule topic when sent and, once delivered, as a put to its real
+// topic and a read by SCHEDULE_CONSUMER (enableScheduleMessageStats).
+func TestBrokerStatsScheduleDelivery(t *testing.T) {
+	e := newConsumeEnv(t)
+	e.send("DelayStatT", 0, map[string]string{message.PropertyDelayTimeLevel: "1"}, "later")
+	testutil.Eventually(t, 15*time.Second, func() error {
+		if it := e.b.Stats().Lookup(stats.TopicPutNums, "DelayStatT"); it == nil || it.Value() != 1 {
+			return fmt.Errorf("delayed message not delivered yet: %v", it)
+		}
+		return nil
+	})
+	e.b.Stats().SampleSeconds(time.Now())
+	for _, c := range []struct {
+		name, key string
+		want      int64
+	}{
+		{stats.TopicPutNums, "SCHEDULE_TOPIC_XXXX", 1},
+		{stats.TopicPutNums, "DelayStatT", 1},
+		{stats.GroupGetNums, "SCHEDULE_TOPIC_XXXX@SCHEDULE_CONSUMER", 1},
+		{stats.BrokerPutNums, e.b.Config().BrokerClusterName, 2},
+	} {
+		if sum, _ := e.minuteSum(c.name, c.key); sum != c.want {
+			t.Errorf("%s %s minute sum %d, want %d", c.name, c.key, sum, c.want)
+		}
+	}
+	// The delivery is no consumer read: the broker's get total is untouched.
+	if sum, _ := e.minuteSum(stats.BrokerGetNums, e.b.Config().BrokerClusterName); sum != 0 {
+		t.Errorf("BROKER_GET_NUMS %d", sum)
+	}
 }

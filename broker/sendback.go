@@ -159,6 +159,9 @@ func registerScheduleDelivery(b *Broker) {
 	if b.IsSlave() || len(levels) == 0 || !ok {
 		return
 	}
+	if b.storeCfg.EnableScheduleMessageStats {
+		st = statsScheduleStore{Store: st, b: b}
+	}
 	d := schedule.NewDeliveryService(st, table, schedule.DeliveryOptions{
 		Levels:          levels,
 		PersistInterval: time.Duration(b.storeCfg.FlushDelayOffsetInterval) * time.Millisecond,
@@ -174,4 +177,19 @@ func (b *Broker) DelayOffsets() *schedule.OffsetTable {
 		return t.(*schedule.OffsetTable)
 	}
 	return nil
+}
+
+// statsScheduleStore counts the delivery service's successful puts in the
+// BrokerStatsManager (enableScheduleMessageStats).
+type statsScheduleStore struct {
+	schedule.Store
+	b *Broker
+}
+
+func (s statsScheduleStore) PutMessage(m *message.MessageExt) commitlog.PutMessageResult {
+	r := s.Store.PutMessage(m)
+	if r.Status == commitlog.PutOK {
+		s.b.stats.IncScheduleDelivered(m.Topic, int64(r.Append.MsgNum), int64(r.Append.WroteBytes))
+	}
+	return r
 }

@@ -214,6 +214,27 @@ func (m *Manager) IncGroupGetLatency(group, topic string, queueID int32, ms int6
 	m.getItems(group, topic, queueID).latency.Add(ms, 1)
 }
 
+// ScheduleConsumerGroup is MixAll.SCHEDULE_CONSUMER_GROUP, the group the
+// delayed-delivery reads are counted for.
+const ScheduleConsumerGroup = "SCHEDULE_CONSUMER"
+
+// scheduleTopic is TopicValidator.RMQ_SYS_SCHEDULE_TOPIC.
+const scheduleTopic = "SCHEDULE_TOPIC_XXXX"
+
+// IncScheduleDelivered counts a delayed message delivered to its real
+// topic (ScheduleMessageService's PutResultProcess.onSuccess with
+// enableScheduleMessageStats): a read of the schedule topic by
+// SCHEDULE_CONSUMER and a put to topic. The per-queue read items Java also
+// keeps (keyed by delay level) are not kept.
+func (m *Manager) IncScheduleDelivered(topic string, num, size int64) {
+	k := TopicGroupKey(scheduleTopic, ScheduleConsumerGroup)
+	m.groupGetNums.Add(k, num, 1)
+	m.groupGetSize.Add(k, size, 1)
+	m.topicPutNums.Add(topic, num, 1)
+	m.topicPutSize.Add(topic, size, 1)
+	m.brokerPutItem.Add(num, 0)
+}
+
 // IncSendBack counts one message sent back by group (incSendBackNums).
 func (m *Manager) IncSendBack(group, topic string) { m.sndbck.Add(TopicGroupKey(topic, group), 1, 1) }
 
