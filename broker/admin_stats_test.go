@@ -305,3 +305,16 @@ func TestBrokerStatsScheduleDelivery(t *testing.T) {
 		t.Errorf("BROKER_GET_NUMS %d", sum)
 	}
 }
+
+// TestBrokerStatsStoredReply: a stored reply message counts as a put to
+// its topic even when no requester took it (ReplyMessageProcessor).
+func TestBrokerStatsStoredReply(t *testing.T) {
+	e := newConsumeEnv(t)
+	props := map[string]string{message.PropertyMessageReplyToClient: "nobody", message.PropertyCorrelationID: "c"}
+	resp := e.call(sendRequest(code.SendReplyMessageV2, sendHeader("DefaultCluster_REPLY_TOPIC", 0, props), []byte("r")))
+	e.expect(resp, code.SystemError, "")
+	e.b.Stats().SampleSeconds(time.Now())
+	if sum, _ := e.minuteSum(stats.TopicPutNums, "DefaultCluster_REPLY_TOPIC"); sum != 1 {
+		t.Errorf("reply TOPIC_PUT_NUMS minute sum %d", sum)
+	}
+}
