@@ -32,15 +32,11 @@ func init() { processorFamilies = append(processorFamilies, wireStats) }
 // morning counters move within 10 s of midnight.
 func wireStats(b *Broker) {
 	b.stats = stats.New(b.Config().BrokerClusterName, b.Config().EnableDetailStat)
-	next := stats.NextMorning(time.Now())
+	b.stats.Morning.Tick(time.Now(), nil) // arms the first midnight
 	b.addService(service.New("brokerStatsSeconds", stats.SecondsPeriod, func(context.Context) {
 		now := time.Now()
 		b.stats.SampleSeconds(now)
-		if !now.Before(next) {
-			put, get := b.store.StatsTotals()
-			b.stats.Morning.Record(put, get)
-			next = stats.NextMorning(now)
-		}
+		b.stats.Morning.Tick(now, b.store.StatsTotals)
 	}))
 	b.addService(service.New("brokerStatsMinutes", stats.MinutesPeriod, func(context.Context) {
 		b.stats.SampleMinutes(time.Now())

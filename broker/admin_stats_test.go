@@ -115,6 +115,14 @@ func TestBrokerStatsAfterTraffic(t *testing.T) {
 		"msgPutTotalYesterdayMorning": "0", "msgGetTotalYesterdayMorning": "0",
 	})
 
+	// Two midnights later the morning keys carry the totals recorded then.
+	e.b.Stats().Morning.Record(3, 2)
+	e.b.Stats().Morning.Record(5, 7)
+	wantKeys(t, e.runtimeInfo(), map[string]string{
+		"msgPutTotalYesterdayMorning": "3", "msgGetTotalYesterdayMorning": "2",
+		"msgPutTotalTodayMorning": "5", "msgGetTotalTodayMorning": "7",
+	})
+
 	e.b.Stats().SampleSeconds(time.Now())
 	cluster := e.b.Config().BrokerClusterName
 	if sum, avg := e.minuteSum(stats.TopicPutNums, "StatT"); sum != sends || avg != 1 {

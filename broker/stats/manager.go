@@ -303,6 +303,8 @@ func (m *Manager) SampleHour(now time.Time) {
 // Morning is BrokerStats: the store's put and get totals as they stood at
 // the last two midnights. Both stay 0 until the first midnight after start.
 type Morning struct {
+	next time.Time // the midnight of the next record; zero before the first Tick (mu)
+
 	mu                     sync.Mutex
 	putYesterday, putToday int64
 	getYesterday, getToday int64
@@ -322,6 +324,21 @@ func (d *Morning) Values() (putYesterday, putToday, getYesterday, getToday int64
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.putYesterday, d.putToday, d.getYesterday, d.getToday
+}
+
+// Tick runs Record with totals() when now has reached the midnight after
+// the previous tick's day; the first tick only arms it. Call it more often
+// than daily (the broker does every 10 s).
+func (d *Morning) Tick(now time.Time, totals func() (put, get int64)) {
+	d.mu.Lock()
+	due := !d.next.IsZero() && !now.Before(d.next)
+	if d.next.IsZero() || due {
+		d.next = NextMorning(now)
+	}
+	d.mu.Unlock()
+	if due {
+		d.Record(totals())
+	}
 }
 
 // NextMorning is the next local midnight after now (computeNextMorningTimeMillis).

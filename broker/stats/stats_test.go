@@ -122,6 +122,28 @@ func TestMorningRecord(t *testing.T) {
 	if py, pt, gy, gt := d.Values(); py != 10 || pt != 25 || gy != 4 || gt != 9 {
 		t.Fatalf("values %d %d %d %d", py, pt, gy, gt)
 	}
+	// Tick: armed by the first call, records once per midnight passed.
+	var m Morning
+	put, get := int64(0), int64(0)
+	totals := func() (int64, int64) { return put, get }
+	day := time.Date(2026, 12, 1, 23, 59, 50, 0, time.Local)
+	m.Tick(day, totals)
+	put, get = 7, 3
+	m.Tick(day.Add(5*time.Second), totals)
+	if _, pt, _, _ := m.Values(); pt != 0 {
+		t.Fatalf("recorded before midnight: %d", pt)
+	}
+	m.Tick(day.Add(10*time.Second), totals) // 00:00:00
+	put, get = 9, 4
+	m.Tick(day.Add(20*time.Second), totals)
+	if py, pt, gy, gt := m.Values(); py != 0 || pt != 7 || gy != 0 || gt != 3 {
+		t.Fatalf("after the first midnight %d %d %d %d", py, pt, gy, gt)
+	}
+	m.Tick(day.Add(24*time.Hour+10*time.Second), totals)
+	if py, pt, gy, gt := m.Values(); py != 7 || pt != 9 || gy != 3 || gt != 4 {
+		t.Fatalf("after the second midnight %d %d %d %d", py, pt, gy, gt)
+	}
+
 	loc := time.FixedZone("X", 8*3600)
 	now := time.Date(2026, 12, 31, 23, 59, 59, 0, loc)
 	if got := NextMorning(now); !got.Equal(time.Date(2027, 1, 1, 0, 0, 0, 0, loc)) {
