@@ -154,7 +154,11 @@ func TestBrokerStatsAfterTraffic(t *testing.T) {
 	if sum, avg := e.minuteSum(stats.QueueGetNums, "StatT@0@statG"); sum != 7 || avg != 3.5 {
 		t.Errorf("QUEUE_GET_NUMS minute sum %d avgpt %v", sum, avg)
 	}
-	d, _ := e.viewStats(stats.GroupGetNums, "StatT@statG")
+	d, vresp := e.viewStats(stats.GroupGetNums, "StatT@statG")
+	// fastjson's layout: beans' fields in alphabetical order.
+	if want := `{"statsDay":{"avgpt":0.0,"sum":0,"tps":0.0},"statsHour":{"avgpt":0.0,"sum":0,"tps":0.0},"statsMinute":{"avgpt":3.5,"sum":7,"tps":`; !strings.HasPrefix(string(vresp.Body), want) {
+		t.Errorf("BrokerStatsData body %s", vresp.Body)
+	}
 	if d.StatsMinute.Tps <= 0 || d.StatsHour.Sum != 0 || d.StatsDay.Sum != 0 {
 		t.Errorf("GROUP_GET_NUMS figures %+v", d)
 	}
