@@ -492,13 +492,6 @@ func diskSpace(dir string) (total, free int64, ok bool) {
 	return int64(st.Blocks) * st.Bsize, int64(st.Bavail) * st.Bsize, true
 }
 
-func orZero(s string) string {
-	if s == "" {
-		return "0"
-	}
-	return s
-}
-
 // sendQueueHeadWait is headSlowTimeMills4SendThreadPoolQueue: how long the
 // oldest queued send has waited, in ms.
 func (b *Broker) sendQueueHeadWait() int64 {
