@@ -155,6 +155,9 @@ func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCom
 	keep := p.topicNames()
 	p.mu.Unlock()
 	p.b.store.CleanUnusedTopic(keep)
+	if p.b.Config().AutoDeleteUnusedStats {
+		p.b.stats.OnTopicDeleted(h.Topic)
+	}
 	return success(), nil
 }
 
@@ -418,11 +421,7 @@ func (p *adminProcessor) runtimeInfo() map[string]string {
 	i := strconv.Itoa
 	m["brokerVersionDesc"] = "V4_9_8"
 	m["brokerVersion"] = i(int(code.CurrentVersion))
-	puts := orZero(m["putMessageTimesTotal"])
-	m["msgPutTotalYesterdayMorning"], m["msgPutTotalTodayMorning"], m["msgPutTotalTodayNow"] = "0", "0", puts
-	// No BrokerStatsManager here: messages handed to consumers are not
-	// counted, so the get totals stay 0 (Java: BROKER_GET_NUMS).
-	m["msgGetTotalYesterdayMorning"], m["msgGetTotalTodayMorning"], m["msgGetTotalTodayNow"] = "0", "0", "0"
+	b.statsRuntimeInfo(m) // admin_stats.go
 	m["sendThreadPoolQueueSize"] = i(b.sendQueue.Len())
 	m["sendThreadPoolQueueCapacity"] = i(cfg.SendThreadPoolQueueCapacity)
 	m["pullThreadPoolQueueSize"] = i(b.Pools.Pull.QueueLen())
@@ -493,13 +492,6 @@ func diskSpace(dir string) (total, free int64, ok bool) {
 		return 0, 0, false
 	}
 	return int64(st.Blocks) * st.Bsize, int64(st.Bavail) * st.Bsize, true
-}
-
-func orZero(s string) string {
-	if s == "" {
-		return "0"
-	}
-	return s
 }
 
 // sendQueueHeadWait is headSlowTimeMills4SendThreadPoolQueue: how long the

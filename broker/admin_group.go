@@ -91,6 +91,9 @@ func (p *adminProcessor) deleteSubscriptionGroup(ctx *remoting.Context, req *cod
 	if h.RemoveOffset {
 		p.b.offsets.RemoveOffset(h.GroupName)
 	}
+	if p.b.Config().AutoDeleteUnusedStats {
+		p.b.stats.OnGroupDeleted(h.GroupName)
+	}
 	p.lg.Info("delete subscription group", zap.String("consumerGroup", h.GroupName),
 		zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
 	return success(), nil
@@ -108,7 +111,9 @@ func (p *adminProcessor) getConsumeStats(_ *remoting.Context, req *codec.Remotin
 	cs := body.ConsumeStats{OffsetTable: map[body.MessageQueue]body.OffsetWrapper{}}
 	for _, t := range topics {
 		if tc := p.b.topics.SelectTopicConfig(t); tc != nil {
-			p.addConsumeStats(&cs, h.ConsumerGroup, t, tc.ReadQueueNums)
+			if p.addConsumeStats(&cs, h.ConsumerGroup, t, tc.ReadQueueNums) {
+				cs.ConsumeTps += p.b.stats.TpsGroupGetNums(h.ConsumerGroup, t) // the group's pulls, last minute
+			}
 		}
 	}
 	resp := success()

@@ -3,7 +3,7 @@ package broker
 // AdminBrokerProcessor (4.9.8) maintenance codes and the ACL codes as a
 // broker with aclEnable=false answers them: CLEAN_EXPIRED_CONSUMEQUEUE
 // (306), DELETE_EXPIRED_COMMITLOG (329), CLEAN_UNUSED_TOPIC (316),
-// VIEW_BROKER_STATS_DATA (315), UPDATE_AND_CREATE_ACL_CONFIG (50),
+// UPDATE_AND_CREATE_ACL_CONFIG (50),
 // DELETE_ACL_CONFIG (51), GET_BROKER_CLUSTER_ACL_INFO (52) and
 // UPDATE_GLOBAL_WHITE_ADDRS_CONFIG (53).
 //
@@ -14,8 +14,6 @@ package broker
 // no answer is ever written: the caller times out, exactly as with Java.
 
 import (
-	"fmt"
-
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -26,7 +24,6 @@ func (p *adminProcessor) addMiscHandlers(h map[int32]remoting.ProcessorFunc) {
 	h[code.CleanExpiredConsumequeue] = p.cleanExpiredConsumeQueue
 	h[code.DeleteExpiredCommitlog] = p.deleteExpiredCommitLog
 	h[code.CleanUnusedTopic] = p.cleanUnusedTopic
-	h[code.ViewBrokerStatsData] = p.viewBrokerStatsData
 	h[code.UpdateAndCreateAclConfig] = p.aclFailed(code.UpdateAndCreateAclConfigFailed, func() header.CommandCustomHeader { return &header.CreateAccessConfigRequestHeader{} })
 	h[code.DeleteAclConfig] = p.aclFailed(code.DeleteAclConfigFailed, func() header.CommandCustomHeader { return &header.DeleteAccessConfigRequestHeader{} })
 	h[code.UpdateGlobalWhiteAddrsConfig] = p.aclFailed(code.UpdateGlobalWhiteAddrsConfigFailed, func() header.CommandCustomHeader {
@@ -49,16 +46,6 @@ func (p *adminProcessor) deleteExpiredCommitLog(_ *remoting.Context, _ *codec.Re
 func (p *adminProcessor) cleanUnusedTopic(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 	p.b.store.CleanUnusedTopic(p.topicNames())
 	return success(), nil
-}
-
-// viewBrokerStatsData: this broker keeps no BrokerStatsManager items, so
-// every name/key pair is answered as Java answers an unknown one.
-func (p *adminProcessor) viewBrokerStatsData(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
-	var h header.ViewBrokerStatsDataRequestHeader
-	if err := h.FromExtFields(req.ExtFields); err != nil {
-		return nil, err
-	}
-	return nil, wireError(code.SystemError, fmt.Sprintf("The stats <%s> <%s> not exist", h.StatsName, h.StatsKey))
 }
 
 // aclFailed answers an ACL update code with its *_FAILED code (header

@@ -1,11 +1,20 @@
 package broker
 
 // AdminBrokerProcessor (4.9.8) whole-broker views: GET_BROKER_CONSUME_STATS
-// (317, fetchAllConsumeStatsInBroker, mqadmin brokerConsumeStats) and
-// GET_ALL_PRODUCER_INFO (328, ProducerManager.getProducerTable).
+// (317, fetchAllConsumeStatsInBroker, mqadmin brokerConsumeStats),
+// GET_ALL_PRODUCER_INFO (328, ProducerManager.getProducerTable) and
+// VIEW_BROKER_STATS_DATA (315, mqadmin statsAll); and the wiring of the
+// BrokerStatsManager (broker/stats) with its sampling services and the
+// BrokerStats morning counters of GET_BROKER_RUNTIME_INFO.
 
 import (
+	"context"
+	"fmt"
 	"strconv"
+	"time"
+
+	"github.com/rocketmq-go/rmq/broker/stats"
+	"github.com/rocketmq-go/rmq/internal/service"
 
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -14,9 +23,79 @@ import (
 	"github.com/rocketmq-go/rmq/remoting/header"
 )
 
+func init() { processorFamilies = append(processorFamilies, wireStats) }
+
+// wireStats creates the BrokerStatsManager and the services that sample it
+// (every 10 s, 10 min and 1 h, as StatsItemSet schedules them); the 10 s
+// service also runs BrokerStats.record at local midnight
+// (BrokerController's computeNextMorningTimeMillis schedule), so the
+// morning counters move within 10 s of midnight.
+func wireStats(b *Broker) {
+	b.stats = stats.New(b.Config().BrokerClusterName, b.Config().EnableDetailStat)
+	b.stats.Morning.Tick(time.Now(), nil) // arms the first midnight
+	b.addService(service.New("brokerStatsSeconds", stats.SecondsPeriod, func(context.Context) {
+		now := time.Now()
+		b.stats.SampleSeconds(now)
+		b.stats.Morning.Tick(now, b.store.StatsTotals)
+	}))
+	b.addService(service.New("brokerStatsMinutes", stats.MinutesPeriod, func(context.Context) {
+		b.stats.SampleMinutes(time.Now())
+	}))
+	b.addService(service.New("brokerStatsHour", stats.HourPeriod, func(context.Context) {
+		b.stats.SampleHour(time.Now())
+	}))
+}
+
+// Stats is the broker's BrokerStatsManager.
+func (b *Broker) Stats() *stats.Manager { return b.stats }
+
+// statsRuntimeInfo sets the BrokerStats keys of GET_BROKER_RUNTIME_INFO:
+// the put/get totals now and at the last two midnights.
+func (b *Broker) statsRuntimeInfo(m map[string]string) {
+	put, get := b.store.StatsTotals()
+	putY, putT, getY, getT := b.stats.Morning.Values()
+	f := func(v int64) string { return strconv.FormatInt(v, 10) }
+	m["msgPutTotalYesterdayMorning"], m["msgPutTotalTodayMorning"], m["msgPutTotalTodayNow"] = f(putY), f(putT), f(put)
+	m["msgGetTotalYesterdayMorning"], m["msgGetTotalTodayMorning"], m["msgGetTotalTodayNow"] = f(getY), f(getT), f(get)
+}
+
 func (p *adminProcessor) addStatsHandlers(h map[int32]remoting.ProcessorFunc) {
 	h[code.GetBrokerConsumeStats] = p.fetchAllConsumeStatsInBroker
 	h[code.GetAllProducerInfo] = p.getAllProducerInfo
+	h[code.ViewBrokerStatsData] = p.viewBrokerStatsData
+}
+
+// viewBrokerStatsData answers BrokerStatsData with the minute, hour and day
+// figures of one stats item; an unknown name or key is a SYSTEM_ERROR.
+func (p *adminProcessor) viewBrokerStatsData(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	var h header.ViewBrokerStatsDataRequestHeader
+	if err := h.FromExtFields(req.ExtFields); err != nil {
+		return nil, err
+	}
+	it := p.b.stats.Lookup(h.StatsName, h.StatsKey)
+	if it == nil {
+		return nil, wireError(code.SystemError, fmt.Sprintf("The stats <%s> <%s> not exist", h.StatsName, h.StatsKey))
+	}
+	out := []byte(`{"statsDay":`)
+	out = appendStatsItem(out, it.Day())
+	out = append(out, `,"statsHour":`...)
+	out = appendStatsItem(out, it.Hour())
+	out = append(out, `,"statsMinute":`...)
+	out = appendStatsItem(out, it.Minute())
+	resp := success()
+	resp.Body = append(out, '}')
+	return resp, nil
+}
+
+// appendStatsItem is a BrokerStatsItem as fastjson writes it.
+func appendStatsItem(out []byte, s stats.Snapshot) []byte {
+	out = append(out, `{"avgpt":`...)
+	out = body.AppendJavaDouble(out, s.Avgpt)
+	out = append(out, `,"sum":`...)
+	out = strconv.AppendInt(out, s.Sum, 10)
+	out = append(out, `,"tps":`...)
+	out = body.AppendJavaDouble(out, s.Tps)
+	return append(out, '}')
 }
 
 // fetchAllConsumeStatsInBroker answers ConsumeStatsList: for every
@@ -49,6 +128,7 @@ func (p *adminProcessor) fetchAllConsumeStatsInBroker(_ *remoting.Context, req *
 			if !p.addConsumeStats(&cs, group, t, tc.WriteQueueNums) {
 				continue
 			}
+			cs.ConsumeTps += p.b.stats.TpsGroupGetNums(group, t)
 			totalDiff += cs.ComputeTotalDiff()
 			if n > 0 {
 				out = append(out, ',')

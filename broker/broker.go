@@ -21,6 +21,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/filter"
 	"github.com/rocketmq-go/rmq/broker/offset"
 	"github.com/rocketmq-go/rmq/broker/outapi"
+	"github.com/rocketmq-go/rmq/broker/stats"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/broker/subscription"
 	"github.com/rocketmq-go/rmq/broker/topic"
@@ -131,6 +132,7 @@ type Broker struct {
 	producers *client.ProducerManager
 	locks     *client.RebalanceLockManager
 	filters   *filter.ConsumerFilterManager
+	stats     *stats.Manager // BrokerStatsManager (admin_stats.go)
 
 	housekeeping *client.Housekeeping                     // channel events + expiry scan
 	idsDefault   *client.DefaultConsumerIdsChangeListener // NOTIFY_CONSUMER_IDS_CHANGED sender

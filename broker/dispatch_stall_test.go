@@ -17,7 +17,6 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting"
-	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 	"github.com/rocketmq-go/rmq/remoting/header"
@@ -60,17 +59,6 @@ func (e *consumeEnv) trySend(topic, body string) *codec.RemotingCommand {
 	h := &header.SendMessageRequestHeader{ProducerGroup: "pg", Topic: topic, DefaultTopic: "TBW102",
 		DefaultTopicQueueNums: 4, QueueID: 0, BornTimestamp: time.Now().UnixMilli()}
 	return e.call(codec.NewRequest(code.SendMessage, h.ToExtFields(), []byte(body)))
-}
-
-func (e *consumeEnv) runtimeInfo() map[string]string {
-	e.t.Helper()
-	resp := e.call(codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
-	e.expect(resp, code.Success, "")
-	kv, err := body.DecodeKVTable(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return kv.Table
 }
 
 // pullAll pulls topic/0 from offset 0 until the end and returns the bodies.

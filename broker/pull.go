@@ -12,6 +12,7 @@ package broker
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"strconv"
@@ -95,10 +96,11 @@ type pullPlan struct {
 	sg     body.SubscriptionGroupConfig
 	sub    *body.SubscriptionData
 	filter store.MessageFilter
+	begin  int64 // store clock (ms) when this pass began: GROUP_GET_LATENCY
 }
 
 func (p *pullProcessor) process(ctx *remoting.Context, req *codec.RemotingCommand, allowSuspend bool) (*codec.RemotingCommand, error) {
-	pl := &pullPlan{}
+	pl := &pullPlan{begin: p.b.store.Now()}
 	if err := pl.h.FromExtFields(req.ExtFields); err != nil {
 		return nil, err
 	}
@@ -254,6 +256,7 @@ func (p *pullProcessor) answer(ctx *remoting.Context, req *codec.RemotingCommand
 	c := pullCode(r.Status, h.QueueOffset)
 	switch c {
 	case code.Success:
+		p.countGet(pl, r)
 		resp := codec.NewResponse(c, r.Status.String())
 		resp.Body = r.Body
 		resp.ExtFields = rh.ToExtFields()
@@ -277,6 +280,28 @@ func (p *pullProcessor) answer(ctx *remoting.Context, req *codec.RemotingCommand
 	resp := codec.NewResponse(c, r.Status.String())
 	resp.ExtFields = rh.ToExtFields()
 	return resp
+}
+
+// countGet is the statistics of a pull that hands out messages: the
+// group's get nums/size and the broker's get total, the pull's latency,
+// and how far (bytes, ms) the read was behind the newest message (Java
+// records the latter two while copying the messages to the heap).
+func (p *pullProcessor) countGet(pl *pullPlan, r *store.GetMessageResult) {
+	h, st := &pl.h, p.b.stats
+	st.IncGroupGet(h.ConsumerGroup, h.Topic, h.QueueID, int64(r.MessageCount()), int64(r.BufferTotalSize()))
+	now := p.b.store.Now()
+	st.IncGroupGetLatency(h.ConsumerGroup, h.Topic, h.QueueID, now-pl.begin)
+	var storeTime int64
+	if n := len(r.Messages); n > 0 {
+		if rec := r.Messages[n-1]; len(rec) >= message.PosSysFlag+4 {
+			sysFlag := int32(binary.BigEndian.Uint32(rec[message.PosSysFlag:]))
+			if pos := message.StoreTimestampPos(sysFlag); len(rec) >= pos+8 {
+				storeTime = int64(binary.BigEndian.Uint64(rec[pos:]))
+			}
+		}
+	}
+	st.RecordFallBehind(h.ConsumerGroup, h.Topic, h.QueueID,
+		max(p.b.store.MaxPhyOffset()-r.MaxPhyOffsetPulling, 0), now-storeTime)
 }
 
 // redirectToMaster reports whether a slave must send this pull back to its

@@ -49,6 +49,7 @@ func (b *Broker) processReply(ctx *remoting.Context, req *codec.RemotingCommand)
 	}
 	if b.Config().StoreReplyMessageEnable {
 		r := b.store.PutMessage(m)
+		b.countPut(m.Topic, m.QueueID, r) // send.go: BrokerStatsManager
 		if _, _, stored := b.putStatusResponse(r.Status); stored {
 			setSendHeader(resp, r.Append.MsgID, tgt.queueID, r.Append.LogicsOffset)
 		}

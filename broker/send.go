@@ -190,6 +190,7 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 	// topic's queue 0.
 	queueID := tgt.queueID
 	b.store.PutMessageAsync(m, func(r commitlog.PutMessageResult) {
+		b.countPut(m.Topic, m.QueueID, r)
 		ctx.Respond(b.sendResult(r, queueID))
 	})
 	return nil, nil
@@ -259,6 +260,20 @@ func (b *Broker) sendResult(r commitlog.PutMessageResult, queueID int32) *codec.
 		resp.SetExt(k, v)
 	}
 	return resp
+}
+
+// countPut is handlePutMessageResult's statistics: a stored message (or
+// batch) counts for its topic and the broker. topic is the one stored
+// under (SCHEDULE_TOPIC_XXXX for a delayed message, as in Java).
+func (b *Broker) countPut(topic string, queueID int32, r commitlog.PutMessageResult) {
+	switch r.Status {
+	case commitlog.PutOK, commitlog.FlushDiskTimeout, commitlog.FlushSlaveTimeout, commitlog.SlaveNotAvailable:
+	default:
+		return
+	}
+	n := int64(r.Append.MsgNum)
+	b.stats.IncTopicPut(topic, queueID, n, int64(r.Append.WroteBytes))
+	b.stats.IncBrokerPut(n)
 }
 
 // putStatusResponse maps a PutMessageStatus to Java's response code and
@@ -338,6 +353,7 @@ func (b *Broker) sendBatch(ctx *remoting.Context, req *codec.RemotingCommand, h 
 	}
 	queueID := tgt.queueID
 	b.store.PutMessagesAsync(ms, func(r commitlog.PutMessageResult) {
+		b.countPut(tgt.topic, queueID, r)
 		ctx.Respond(b.sendResult(r, queueID))
 	})
 	return nil, nil

@@ -62,8 +62,16 @@ func (b *Broker) consumerSendMsgBack(ctx *remoting.Context, req *codec.RemotingC
 	if resp != nil {
 		return resp, nil
 	}
+	backTopic := orig.Topic // the consumed topic, or the original one for a retry message
+	if rt := message.PropertyValue(orig.PropertiesString, message.PropertyRetryTopic); rt != "" {
+		backTopic = rt
+	}
 	b.store.PutMessageAsync(m, func(r commitlog.PutMessageResult) {
 		if r.Status == commitlog.PutOK {
+			if m.Topic == schedule.ScheduleTopic { // delayed retry: stored under the schedule topic
+				b.stats.IncTopicPut(m.Topic, m.QueueID, 1, int64(r.Append.WroteBytes))
+			}
+			b.stats.IncSendBack(h.Group, backTopic)
 			ctx.Respond(codec.NewResponse(code.Success, ""))
 			return
 		}
@@ -151,6 +159,9 @@ func registerScheduleDelivery(b *Broker) {
 	if b.IsSlave() || len(levels) == 0 || !ok {
 		return
 	}
+	if b.storeCfg.EnableScheduleMessageStats {
+		st = statsScheduleStore{Store: st, b: b}
+	}
 	d := schedule.NewDeliveryService(st, table, schedule.DeliveryOptions{
 		Levels:          levels,
 		PersistInterval: time.Duration(b.storeCfg.FlushDelayOffsetInterval) * time.Millisecond,
@@ -166,4 +177,19 @@ func (b *Broker) DelayOffsets() *schedule.OffsetTable {
 		return t.(*schedule.OffsetTable)
 	}
 	return nil
+}
+
+// statsScheduleStore counts the delivery service's successful puts in the
+// BrokerStatsManager (enableScheduleMessageStats).
+type statsScheduleStore struct {
+	schedule.Store
+	b *Broker
+}
+
+func (s statsScheduleStore) PutMessage(m *message.MessageExt) commitlog.PutMessageResult {
+	r := s.Store.PutMessage(m)
+	if r.Status == commitlog.PutOK {
+		s.b.stats.IncScheduleDelivered(m.Topic, int64(r.Append.MsgNum), int64(r.Append.WroteBytes))
+	}
+	return r
 }

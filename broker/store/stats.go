@@ -135,7 +135,9 @@ func (st *storeStats) putDone(topic string, r commitlog.PutMessageResult, elapse
 		st.putFailed.Add(1)
 	}
 	if r.Append.WroteBytes > 0 {
-		st.addPut(topic, int64(r.Append.WroteBytes))
+		// A batch counts each of its messages (Java adds getMsgNum()).
+		st.putTimes.Add(int64(max(r.Append.MsgNum, 1)))
+		st.putSize.Add(int64(r.Append.WroteBytes))
 	}
 }
 
@@ -276,4 +278,11 @@ func (s *DefaultMessageStore) RuntimeInfo() map[string]string {
 	m["commitLogDiskRatio"] = clRatio
 	m["consumeQueueDiskRatio"] = javaDouble(s.opts.diskUsage(s.cfg.ConsumeQueueDir()))
 	return m
+}
+
+// StatsTotals returns the messages stored and the messages handed out by
+// GetMessage since start (getPutMessageTimesTotal and
+// getGetMessageTransferedMsgCount: BrokerStats' msgPutTotal*/msgGetTotal*).
+func (s *DefaultMessageStore) StatsTotals() (putTimes, getTransferred int64) {
+	return s.stats.putTimes.Load(), s.stats.getTransferred.Load()
 }

@@ -83,6 +83,8 @@ type MessageStore interface {
 	Now() int64
 	// RuntimeInfo is the store part of GET_BROKER_RUNTIME_INFO.
 	RuntimeInfo() map[string]string
+	// StatsTotals returns the messages stored and handed out since start.
+	StatsTotals() (putTimes, getTransferred int64)
 
 	// ExecuteDeleteFilesManually forces the next 20 cleanup runs to delete
 	// expired CommitLog files whatever the time of day.
