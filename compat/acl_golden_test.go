@@ -88,7 +88,7 @@ func TestCompatACLGoldenReplay(t *testing.T) {
 			ns := testutil.StartNamesrv(t)
 			b := startACLBroker(t, ns.Addr().String(), home, ser)
 			waitRegistered(t, ns.Addr().String())
-			replayACLSession(t, session, frames, byFile, map[string]string{"namesrv": ns.Addr().String(), "broker": b.Addr().String()})
+			replayACLSession(t, session, frames, byFile, b, map[string]string{"namesrv": ns.Addr().String(), "broker": b.Addr().String()})
 
 			got, _ := os.ReadFile(file)
 			want, err := os.ReadFile(filepath.Join(dir, "source", "acl", "plain_acl.after.yml"))
@@ -103,7 +103,7 @@ func TestCompatACLGoldenReplay(t *testing.T) {
 	}
 }
 
-func replayACLSession(t *testing.T, session string, frames []clientFrame, byFile map[string]*clientFrame, servers map[string]string) {
+func replayACLSession(t *testing.T, session string, frames []clientFrame, byFile map[string]*clientFrame, b *broker.Broker, servers map[string]string) {
 	conns := map[string]*rawConn{}
 	var later []replayExchange
 	refused, counters := 0, []int64{}
@@ -149,6 +149,9 @@ func replayACLSession(t *testing.T, session string, frames []clientFrame, byFile
 		cmd, err := codec.Decode(fr.bytes)
 		if err != nil {
 			t.Fatalf("%s: %v", fr.row["file"], err)
+		}
+		if server == "broker" {
+			waitDispatched(t, b)
 		}
 		rc.forget(cmd.Opaque)
 		rc.write(t, fr.bytes)
