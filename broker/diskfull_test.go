@@ -1,8 +1,8 @@
 package broker_test
 
 import (
-	"fmt"
-	"os"
+	"errors"
+	"math"
 	"strings"
 	"syscall"
 	"testing"
@@ -30,14 +30,15 @@ func TestBrokerSendDiskFull(t *testing.T) {
 	})
 	root := e.b.StoreConfig().StorePathRootDir
 	body := strings.Repeat("f", 1000)
-	e.send("DiskFullT", 0, nil, "before")
+	e.send("DiskFullT", 0, map[string]string{"KEYS": "before"}, "before")
 	e.waitDispatched("DiskFullT", 0, 1) // its ConsumeQueue file exists
-	// The index is built after the consume queue: wait for its file too, or
-	// the injected failure below hits the index's first file instead.
-	indexDir := e.b.StoreConfig().IndexDir()
-	testutil.Eventually(t, wait.Scale(5*time.Second), func() error {
-		if ents, _ := os.ReadDir(indexDir); len(ents) == 0 {
-			return fmt.Errorf("no index file in %s yet", indexDir)
+	// The index is built after the consume queue: wait until it finds the
+	// message, or the injected failure below hits the index's first file
+	// instead. (The file's name shows in the directory before its blocks
+	// are reserved, so its presence there is not enough.)
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if r := e.b.Store().QueryMessage("DiskFullT", "before", 1, 0, math.MaxInt64); len(r.Messages) == 0 {
+			return errors.New("the index does not find the first message yet")
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -77,6 +78,15 @@ func replaySession(t *testing.T, dir string, opts ...testutil.BrokerOption) {
 		if err != nil {
 			t.Fatalf("%s: %v", st.File, err)
 		}
+		// A send is answered once the CommitLog holds it; the consume queues
+		// follow asynchronously (in Java too), and the recorded client
+		// pulled after they had: a pull must not find a queue one short.
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if n := b.Store().DispatchBehindBytes(); n > 0 {
+				return fmt.Errorf("consume queues %d bytes behind the commit log", n)
+			}
+			return nil
+		})
 		if _, err := rc.c.Write(frame); err != nil {
 			t.Fatal(err)
 		}

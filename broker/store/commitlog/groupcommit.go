@@ -87,12 +87,15 @@ func (g *groupCommit) run(context.Context) {
 	}
 	g.queue, g.spare = g.spare[:0], nil
 	g.inflight = reqs
+	// The target is read under the lock: once the batch is in inflight the
+	// watchdog may clear any request's completer, and copying a request out
+	// of the slice reads that field too.
+	var target int64
+	for i := range reqs {
+		target = max(target, reqs[i].offset)
+	}
 	g.mu.Unlock()
 
-	var target int64
-	for _, r := range reqs {
-		target = max(target, r.offset)
-	}
 	g.flushTo(target)
 	flushed := g.c.q.FlushedWhere()
 

@@ -161,3 +161,46 @@ func TestCommitLogPreparesNextFileAfterRestart(t *testing.T) {
 		t.Fatalf("reopened log ends at %d, want %d", c2.MaxOffset(), end)
 	}
 }
+
+// TestCommitLogGroupCommitTimeoutDuringFlush: requests whose deadline
+// passes while the flush that took them is still running are completed by
+// the watchdog (FLUSH_DISK_TIMEOUT) or by the flush (PUT_OK), exactly once
+// each, and the service reads the batch only under its lock. A timeout far
+// shorter than a flush makes the watchdog and the flush meet on every
+// batch, which the race detector reports if they touch a request together.
+func TestCommitLogGroupCommitTimeoutDuringFlush(t *testing.T) {
+	cfg := testConfig(t.TempDir(), 1<<20)
+	cfg.SyncFlush = true
+	cfg.SyncFlushTimeout = time.Microsecond
+	c := openLog(t, cfg, nil)
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	var completions, puts atomic.Int32
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				done := make(chan struct{})
+				var once atomic.Int32
+				puts.Add(1)
+				c.PutMessageAsync(newMsg("W", 0, strings.Repeat("w", 512), ""), func(r PutMessageResult) {
+					if once.Add(1) != 1 {
+						t.Errorf("request completed twice (second %v)", r.Status)
+						return
+					}
+					if r.Status != PutOK && r.Status != FlushDiskTimeout {
+						t.Errorf("status %v", r.Status)
+					}
+					completions.Add(1)
+					close(done)
+				})
+				<-done
+			}
+		}()
+	}
+	wg.Wait()
+	if n, want := completions.Load(), puts.Load(); n != want {
+		t.Fatalf("%d of %d requests completed", n, want)
+	}
+}
