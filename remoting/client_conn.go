@@ -72,21 +72,28 @@ func (c *Client) readLoop(addr string, ch *Channel, conn net.Conn) {
 		c.mu.Unlock()
 	}()
 	br := bufio.NewReaderSize(conn, clientReadBuffer)
+	readCommands(br, c.ep.maxFrame, ch, c.lg, func(cmd *codec.RemotingCommand) { c.ep.handle(ch, cmd) })
+}
+
+// readCommands decodes frames from br (the connection of ch) and hands
+// each command to each, until the connection fails or a frame does not
+// decode (the stream is then out of step: the caller closes it).
+func readCommands(br *bufio.Reader, maxFrame int, ch *Channel, lg *zap.Logger, each func(*codec.RemotingCommand)) {
 	for {
-		frame, err := readFrame(br, c.ep.maxFrame)
+		frame, err := readFrame(br, maxFrame)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				c.lg.Debug("read failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+				lg.Debug("read failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
 			}
 			return
 		}
 		ch.touch()
 		cmd, err := codec.Decode(frame)
 		if err != nil {
-			c.lg.Warn("decode frame failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+			lg.Warn("decode frame failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
 			return
 		}
-		c.ep.handle(ch, cmd)
+		each(cmd)
 	}
 }
 

@@ -2,8 +2,6 @@ package remoting
 
 import (
 	"bufio"
-	"errors"
-	"io"
 	"net"
 
 	"go.uber.org/zap"
@@ -106,20 +104,7 @@ func (s *Server) stdReadLoop(ch *Channel, c net.Conn) {
 	ep := s.ep
 	br := bufio.NewReaderSize(c, clientReadBuffer)
 	var out []byte
-	for {
-		frame, err := readFrame(br, ep.maxFrame)
-		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
-				s.lg.Debug("read failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
-			}
-			return
-		}
-		ch.touch()
-		cmd, err := codec.Decode(frame)
-		if err != nil {
-			s.lg.Warn("decode frame failed, close the connection", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
-			return
-		}
+	readCommands(br, ep.maxFrame, ch, s.lg, func(cmd *codec.RemotingCommand) {
 		if pe, ok := ep.inlineEntry(cmd); ok {
 			out = ep.runInline(pe, newContext(ch, cmd, ep.lg), cmd, out)
 		} else {
@@ -129,7 +114,7 @@ func (s *Server) stdReadLoop(ch *Channel, c net.Conn) {
 			ch.queueBytes(out)
 			out = out[:0]
 		}
-	}
+	})
 }
 
 // queueBytes appends already encoded frames to the channel's outbound

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/procstat"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -367,36 +367,9 @@ func (p procSample) String() string {
 }
 
 func sampleProc(pid int) procSample {
-	s := procSample{cpu: cpuTime(pid), fds: -1, rss: vmRSS(pid)}
+	s := procSample{cpu: procstat.CPUTime(strconv.Itoa(pid)), fds: -1, rss: vmRSS(pid)}
 	if ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
 		s.fds = len(ents)
 	}
 	return s
-}
-
-// clockTick is USER_HZ, the unit of utime/stime in /proc/<pid>/stat (100
-// on every Linux architecture Go supports).
-const clockTick = 10 * time.Millisecond
-
-// cpuTime returns the user+system CPU time process pid has used, or -1.
-func cpuTime(pid int) time.Duration {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return -1
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')') // comm may contain spaces
-	if i < 0 {
-		return -1
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 13 {
-		return -1
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64) // field 14: utime
-	k, err2 := strconv.ParseInt(f[12], 10, 64) // field 15: stime
-	if err1 != nil || err2 != nil {
-		return -1
-	}
-	return time.Duration(u+k) * clockTick
 }

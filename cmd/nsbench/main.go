@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/procstat"
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -67,14 +68,14 @@ func main() {
 		}
 	}
 	srvPID := strconv.Itoa(*serverPID)
-	selfCPU0, srvCPU0 := cpuTime("self"), cpuTime(srvPID)
+	selfCPU0, srvCPU0 := procstat.CPUTime("self"), procstat.CPUTime(srvPID)
 	var lat []time.Duration
 	if *client == "remoting" {
 		lat = run(*addr, *conns, *par, *topics, *dur)
 	} else {
 		lat = runRaw(*addr, *conns, *par, *topics, *dur)
 	}
-	selfCPU1, srvCPU1 := cpuTime("self"), cpuTime(srvPID)
+	selfCPU1, srvCPU1 := procstat.CPUTime("self"), procstat.CPUTime(srvPID)
 	slices.Sort(lat)
 	n := len(lat)
 	fmt.Printf("GET_ROUTEINFO_BY_TOPIC client=%s brokers=%d topics=%d conns=%d par=%d: %d req in %v = %.0f QPS, p50=%v p99=%v, VmRSS=%s",

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/rocketmq-go/rmq/internal/procstat"
 	"github.com/rocketmq-go/rmq/namesrv"
 )
 
@@ -55,10 +56,10 @@ func TestNsbenchRawClientReportsFailures(t *testing.T) {
 }
 
 func TestNsbenchCPUTime(t *testing.T) {
-	if cpuTime("self") < 0 {
+	if procstat.CPUTime("self") < 0 {
 		t.Fatal("cannot read own CPU time")
 	}
-	if cpuTime("0") != -1 || perRequest(-1, 5, 1) != "n/a" {
+	if procstat.CPUTime("0") != -1 || perRequest(-1, 5, 1) != "n/a" {
 		t.Fatal("missing process must read as unknown")
 	}
 	if got := perRequest(0, 10*time.Millisecond, 1000); got != "10µs" {
