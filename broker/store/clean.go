@@ -79,15 +79,16 @@ func (c *cleanService) deleteExpiredCommitLog() {
 	if manual {
 		c.manualDeleteTimes.Add(-1)
 	}
-	cleanAtOnce := s.liveConfig().CleanFileForciblyEnable && c.cleanImmediately.Load()
-	s.lg.Info("begin to delete before hours file", zap.Int("fileReservedTime", s.liveConfig().FileReservedTime),
+	live := s.liveConfig() // one snapshot: what is logged is what is used
+	cleanAtOnce := live.CleanFileForciblyEnable && c.cleanImmediately.Load()
+	s.lg.Info("begin to delete before hours file", zap.Int("fileReservedTime", live.FileReservedTime),
 		zap.Bool("timeup", timeUp), zap.Bool("spacefull", spaceFull), zap.Bool("cleanAtOnce", cleanAtOnce))
-	reserved := time.Duration(s.liveConfig().FileReservedTime) * time.Hour
+	reserved := time.Duration(live.FileReservedTime) * time.Hour
 	// The file queue compares with the wall clock; shift the threshold so
 	// that the store clock decides (identity with the default clock).
 	reserved -= s.opts.now().Sub(time.Now())
 	n := s.cl.MappedFileQueue().DeleteExpiredFileByTime(reserved,
-		time.Duration(s.liveConfig().DeleteCommitLogFilesInterval)*time.Millisecond, cleanAtOnce, deleteFilesBatchMax)
+		time.Duration(live.DeleteCommitLogFilesInterval)*time.Millisecond, cleanAtOnce, deleteFilesBatchMax)
 	if n == 0 && spaceFull {
 		s.lg.Warn("disk space will be full soon, but delete file failed")
 	}
@@ -170,8 +171,10 @@ func (c *cleanService) deleteExpiredConsumeQueues() {
 	}
 	c.lastPhysicalMin = minOffset
 	for _, cq := range s.allQueues() {
-		if n := cq.DeleteExpiredFile(minOffset); n > 0 && s.liveConfig().DeleteConsumeQueueFilesInterval > 0 {
-			time.Sleep(time.Duration(s.liveConfig().DeleteConsumeQueueFilesInterval) * time.Millisecond)
+		if n := cq.DeleteExpiredFile(minOffset); n > 0 {
+			if pause := s.liveConfig().DeleteConsumeQueueFilesInterval; pause > 0 {
+				time.Sleep(time.Duration(pause) * time.Millisecond)
+			}
 		}
 	}
 	s.idx.DeleteExpiredFile(minOffset)

@@ -136,10 +136,7 @@ func openFile(path string, hashSlotNum, indexNum int, endPhyOffset, endTimestamp
 	}
 	var soft error // blocks of an existing file not reserved: kept for the service to log
 	if err == nil {
-		if soft = mmap.Reserve(f, int64(size)); soft != nil && fresh && !errors.Is(soft, mmap.ErrReserveUnsupported) {
-			err, soft = soft, nil
-			_ = os.Remove(path) // empty and unusable: the next try starts afresh
-		}
+		err, soft = mmap.ReserveOnCreate(f, path, int64(size), fresh)
 	}
 	var data []byte
 	if err == nil {

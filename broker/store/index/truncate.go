@@ -24,7 +24,6 @@ import (
 // its slot's chain, so the slot goes back to the entry's predecessor and
 // every surviving chain is exactly as it was before the entry was written.
 func (s *Service) Truncate(offset int64) error {
-	s.flushWG.Wait() // a background flush must not race a file we delete
 	s.mu.Lock()
 	var doomed []*File
 	for n := len(s.files); n > 1 && s.files[n-1].wholeFileFrom(offset); n-- {
@@ -43,6 +42,10 @@ func (s *Service) Truncate(offset int64) error {
 	}
 	s.mu.Unlock()
 
+	// A background flush must not race a file we delete. Waiting after the
+	// unlock covers a flush started by a roll just before the lock was
+	// taken; none can start on a doomed file now that it left s.files.
+	s.flushWG.Wait()
 	var err error
 	for _, f := range doomed { // no file I/O under the lock
 		s.lg.Info("index file truncated away", zap.String("file", f.path), zap.Int64("commitLogOffset", offset))

@@ -130,7 +130,7 @@ func mapFile(f *os.File, path string, from int64, fileSize int, reserve bool) (*
 	var soft error
 	if reserve {
 		var fatal error
-		if fatal, soft = reserveOnCreate(f, path, int64(fileSize), fresh); fatal != nil {
+		if fatal, soft = ReserveOnCreate(f, path, int64(fileSize), fresh); fatal != nil {
 			return nil, fatal
 		}
 	}

@@ -34,12 +34,13 @@ func Reserve(f *os.File, size int64) error {
 	return reserve(f, size)
 }
 
-// reserveOnCreate reserves a file being mapped. A file this process just
-// created (fresh) that cannot be reserved is removed, so that the next try
-// starts again from scratch, and the error is returned; an existing file
-// (loaded at start) stays usable: its writes are guarded (Guard), and the
-// problem is kept for the owner to log (LogReserveProblem).
-func reserveOnCreate(f *os.File, path string, size int64, fresh bool) (fatal, soft error) {
+// ReserveOnCreate reserves a file about to be mapped (mapped files and
+// index files). A file this process just created (fresh) that cannot be
+// reserved is removed, so that the next try starts again from scratch, and
+// the error is returned; an existing file (loaded at start) stays usable:
+// its writes are guarded (Guard), and the problem is kept for the owner to
+// log (LogReserveProblem).
+func ReserveOnCreate(f *os.File, path string, size int64, fresh bool) (fatal, soft error) {
 	err := Reserve(f, size)
 	switch {
 	case err == nil:
