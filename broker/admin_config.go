@@ -39,6 +39,7 @@ var restartBrokerKeys = map[string]bool{
 	"namesrvAddr": true, "fetchNamesrvAddrByAddressServer": true, "defaultTopicQueueNums": true,
 	"clusterTopicEnable": true, "brokerTopicEnable": true, "traceTopicEnable": true, "msgTraceTopicName": true,
 	"transactionCheckInterval": true,
+	"enableDetailStat":         true, // BrokerStatsManager's enableQueueStat, fixed at construction
 	"aclEnable":                true, // the validator is built at start (BrokerController.initialAcl)
 }
 
