@@ -299,12 +299,12 @@ func (p *adminProcessor) updateBrokerConfig(ctx *remoting.Context, req *codec.Re
 	}
 	p.lg.Info("update broker config", zap.String("remoteAddr", ctx.Channel.RemoteAddr()), zap.Int("keys", len(m)))
 	p.mu.Lock()
-	content, seq, err := p.applyConfigLocked(m)
+	content, seq, restart, err := p.applyConfigLocked(m)
 	p.mu.Unlock()
 	if err != nil {
 		return nil, err
 	}
-	p.logRestartKeys(p.restartKeys(m, p.isLiveStoreKey))
+	p.logRestartKeys(restart)
 	p.persistConfig(content, seq)
 	if _, ok := m["brokerPermission"]; ok {
 		p.b.RegisterBrokerAll(false)
@@ -313,12 +313,12 @@ func (p *adminProcessor) updateBrokerConfig(ctx *remoting.Context, req *codec.Re
 }
 
 // applyConfigLocked validates and swaps in the update; it returns the new
-// file content and its generation.
-func (p *adminProcessor) applyConfigLocked(m map[string]string) (string, int64, error) {
+// file content, its generation and the keys waiting for the next start.
+func (p *adminProcessor) applyConfigLocked(m map[string]string) (content string, seq int64, restart []string, err error) {
 	cur := p.b.Config()
 	for k := range m {
 		if cur.IsBlackListed(k) {
-			return "", 0, wireError(code.NoPermission, "Can not update config in black list.")
+			return "", 0, nil, wireError(code.NoPermission, "Can not update config in black list.")
 		}
 	}
 	brokerKV, liveStoreKV, otherKV := p.splitUpdate(m)
@@ -327,13 +327,13 @@ func (p *adminProcessor) applyConfigLocked(m map[string]string) (string, int64, 
 		p.lg.Warn("update broker config", zap.Strings("warnings", warns))
 	}
 	if err := next.Validate(); err != nil {
-		return "", 0, wireError(code.SystemError, err.Error())
+		return "", 0, nil, wireError(code.SystemError, err.Error())
 	}
 	if err := p.updateLiveStore(liveStoreKV); err != nil {
-		return "", 0, wireError(code.SystemError, err.Error())
+		return "", 0, nil, wireError(code.SystemError, err.Error())
 	}
 	if err := p.b.SetConfig(next); err != nil {
-		return "", 0, wireError(code.SystemError, err.Error())
+		return "", 0, nil, wireError(code.SystemError, err.Error())
 	}
 	for _, kv := range []map[string]string{liveStoreKV, otherKV} {
 		for k, v := range kv {
@@ -346,7 +346,7 @@ func (p *adminProcessor) applyConfigLocked(m map[string]string) (string, int64, 
 	p.cfgVersion.Timestamp = time.Now().UnixMilli()
 	p.cfgVersion.Counter++
 	p.cfgSeq++
-	return p.configContentLocked(), p.cfgSeq, nil
+	return p.configContentLocked(), p.cfgSeq, restartKeys(brokerKV, otherKV), nil
 }
 
 // configContentLocked is the configuration text with pending overrides.

@@ -39,27 +39,23 @@ var restartBrokerKeys = map[string]bool{
 	"namesrvAddr": true, "fetchNamesrvAddrByAddressServer": true, "defaultTopicQueueNums": true,
 	"clusterTopicEnable": true, "brokerTopicEnable": true, "traceTopicEnable": true, "msgTraceTopicName": true,
 	"transactionCheckInterval": true,
+	"enableDetailStat":         true, // BrokerStatsManager's enableQueueStat, fixed at construction
 	"aclEnable":                true, // the validator is built at start (BrokerController.initialAcl)
 }
 
-// restartKeys returns, sorted, the keys of m that are known settings but
-// take effect here only at the next start; isLiveStoreKey tells which
-// MessageStoreConfig keys the running store applies.
-func (p *adminProcessor) restartKeys(m map[string]string, isLiveStoreKey func(string) bool) []string {
+// restartKeys returns, sorted, the keys of an update (as split by
+// splitUpdate) that take effect here only at the next start: the
+// restartBrokerKeys among the BrokerConfig keys, and every known key the
+// running store does not apply.
+func restartKeys(brokerKV, otherKV map[string]string) []string {
 	var out []string
-	for k := range m {
-		if _, isBroker := props.Get(k, p.b.Config()); isBroker {
-			if restartBrokerKeys[k] {
-				out = append(out, k)
-			}
-			continue
-		}
-		if _, isStore := props.Get(k, p.b.storeCfg); isStore && isLiveStoreKey(k) {
-			continue
-		}
-		if _, known := props.Get(k, p.configTargets()...); known {
+	for k := range brokerKV {
+		if restartBrokerKeys[k] {
 			out = append(out, k)
 		}
+	}
+	for k := range otherKV {
+		out = append(out, k)
 	}
 	sort.Strings(out)
 	return out

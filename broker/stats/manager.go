@@ -75,7 +75,8 @@ type Manager struct {
 }
 
 // New returns the manager of a broker in clusterName; queueStats keeps the
-// per-queue sets (Java's enableQueueStat, off in 4.9.8's BrokerController).
+// per-queue sets (Java's enableQueueStat, which BrokerController passes
+// from enableDetailStat).
 func New(clusterName string, queueStats bool) *Manager {
 	m := &Manager{cluster: clusterName, queueStats: queueStats, table: map[string]*Set{},
 		fallSize: &MomentSet{name: GroupGetFallSize}, fallTime: &MomentSet{name: GroupGetFallTime}}

@@ -32,7 +32,7 @@
 // is appended to subscriptionGroup.json.journal before the method returns
 // (configtable.Journal: survives a crash of the process, as Java's
 // unsynced rewrite; Load replays it). The full write is coalesced by a configtable.Persister goroutine between StartPersister
-// and StopPersister (WaitPersisted / AfterPersisted wait for it) and
+// and StopPersister and
 // synchronous otherwise.
 //
 // Invariants: one mutex guards table and version and is never held across

@@ -93,25 +93,13 @@ func (m *Manager) commit(recs ...configtable.Record) {
 func (m *Manager) persistLogged() { m.persister.Request() }
 
 // StartPersister starts the goroutine that writes the file after changes,
-// at most every configtable.PersistInterval unless WaitPersisted hurries
-// it. Java writes synchronously inside every update.
+// at most every configtable.PersistInterval. Java writes synchronously
+// inside every update.
 func (m *Manager) StartPersister() { m.persister.Start() }
 
 // StopPersister writes any pending change and stops that goroutine; later
 // changes are written synchronously.
 func (m *Manager) StopPersister() { m.persister.Stop() }
-
-// WaitPersisted blocks until every change made so far is in
-// subscriptionGroup.json itself (group commit: one write covers all
-// concurrent waiters) and returns that write's error. Changes are already
-// durable through the journal when the change methods return; this is for
-// callers that need the full file.
-func (m *Manager) WaitPersisted() error { return m.persister.WaitPersisted() }
-
-// AfterPersisted is WaitPersisted without blocking: fn gets the result,
-// at once or on the persister's goroutine, and must not block (a
-// processor's deferred ctx.Respond).
-func (m *Manager) AfterPersisted(fn func(error)) { m.persister.AfterPersisted(fn) }
 
 // SyncFromMaster applies the master's GET_ALL_SUBSCRIPTIONGROUP_CONFIG
 // answer as SlaveSynchronize.syncSubscriptionGroupConfig does: when the

@@ -37,7 +37,7 @@
 // before the method returns (configtable.Journal: survives a crash of the
 // process, as Java's unsynced rewrite; Load replays it) and asks for
 // topics.json to be rewritten: by a configtable.Persister goroutine between StartPersister and
-// StopPersister (coalesced; WaitPersisted / AfterPersisted wait for it),
+// StopPersister (coalesced),
 // synchronously otherwise. The methods after which
 // Java calls registerBrokerAll (auto-creation on send, retry-topic creation,
 // unit flag changes) also report it, by their created result and by the

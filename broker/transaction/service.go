@@ -42,8 +42,12 @@ type Service struct {
 	br *Bridge
 	lg *zap.Logger
 
-	mu      sync.Mutex                   // guards pending
-	pending map[halfSlot]unconfirmedCopy // re-puts written but not yet confirmed
+	// pending holds the re-puts of half messages that the store appended
+	// but has not confirmed as flushed/replicated. Until one is, the scan
+	// offset stays at the original and nobody is asked about the copy; the
+	// next pass waits for this copy again instead of writing another one.
+	mu      sync.Mutex                              // guards pending
+	pending map[halfSlot]commitlog.PutMessageResult // by the original half
 }
 
 // halfSlot names a half message by its queue and offset.
@@ -52,17 +56,9 @@ type halfSlot struct {
 	offset  int64
 }
 
-// unconfirmedCopy is a re-put of a half message that the store appended but
-// has not confirmed as flushed/replicated. Until it is, the scan offset
-// stays at the original and nobody is asked about the copy; the next pass
-// waits for this copy again instead of writing another one.
-type unconfirmedCopy struct {
-	res commitlog.PutMessageResult
-}
-
 // NewService returns the service over br.
 func NewService(br *Bridge) *Service {
-	return &Service{br: br, lg: br.lg, pending: map[halfSlot]unconfirmedCopy{}}
+	return &Service{br: br, lg: br.lg, pending: map[halfSlot]commitlog.PutMessageResult{}}
 }
 
 // Bridge returns the service's bridge.
@@ -283,17 +279,17 @@ func (q *queueCheck) reput(offset int64, dup *message.MessageExt) (commitlog.Put
 	prev, waiting := q.s.pending[key]
 	q.s.mu.Unlock()
 	if waiting {
-		if !q.s.br.confirm(putEnd(prev.res)) {
-			return prev.res, putUnconfirmed
+		if !q.s.br.confirm(putEnd(prev)) {
+			return prev, putUnconfirmed
 		}
 		q.s.forget(key)
-		q.stopAt = min(q.stopAt, prev.res.Append.LogicsOffset)
-		return prev.res, putConfirmed
+		q.stopAt = min(q.stopAt, prev.Append.LogicsOffset)
+		return prev, putConfirmed
 	}
 	res, o := q.s.br.put(dup)
 	if o == putUnconfirmed {
 		q.s.mu.Lock()
-		q.s.pending[key] = unconfirmedCopy{res: res}
+		q.s.pending[key] = res
 		q.s.mu.Unlock()
 	}
 	return res, o
