@@ -106,3 +106,22 @@ func TestBrokerACLRefusesToStartUnenforceable(t *testing.T) {
 		})
 	}
 }
+
+// A request the validator cannot even parse (HEART_BEAT without a body) is
+// refused with parse's remark; the debug log of the refusal, on in tests,
+// must not need the parsed resource.
+func TestBrokerACLParseRefusal(t *testing.T) {
+	t.Parallel()
+	home := aclHomeWith(t, "accounts:\n  - accessKey: SomeUser1\n    secretKey: some-secret-1\n")
+	b := testutil.StartBroker(t, "", func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) {
+		c.ACLEnable, c.RocketmqHome = true, home
+	})
+	cc := newCMClient(t, b.Addr().String(), "acl")
+	resp := cc.call(codec.NewRequest(code.HeartBeat, map[string]string{"AccessKey": "SomeUser1"}, nil))
+	wantCode(t, resp, code.SystemError)
+	const want = "org.apache.rocketmq.acl.common.AclException, " +
+		"org.apache.rocketmq.acl.plain.PlainAccessValidator.parse(PlainAccessValidator.java:134)"
+	if resp.Remark != want {
+		t.Errorf("remark %q, want %q", resp.Remark, want)
+	}
+}

@@ -1,13 +1,14 @@
 package acl
 
 import (
-	"fmt"
 	"maps"
 	"os"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocketmq-go/rmq/remoting/body"
 )
 
 // The admin requests rewrite an ACL file as 4.9.8 does: the whole file is
@@ -198,19 +199,14 @@ func (p *Plain) Version() DataVersion { return p.snap.Load().version }
 // file name to DataVersion, keys in Java HashMap order.
 func (p *Plain) AllVersionsJSON() string {
 	s := p.snap.Load()
-	var b strings.Builder
-	b.WriteByte('{')
+	b := []byte{'{'}
 	for i, f := range javaHashOrder(s.verOrder) {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		fmt.Fprintf(&b, "%s:%s", jsonString(f), s.versions[f].JSON())
+		b = body.AppendString(b, f, false)
+		b = append(b, ':')
+		b = append(b, s.versions[f].JSON()...)
 	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-func jsonString(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-	return `"` + r.Replace(s) + `"`
+	return string(append(b, '}'))
 }

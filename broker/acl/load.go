@@ -148,7 +148,7 @@ func buildAccount(c *AccessConfig) (*account, error) {
 	if err := checkKeys(c); err != nil {
 		return nil, err
 	}
-	a := &account{accessKey: c.AccessKey, secretKey: c.SecretKey, sig: newSigner(c.SecretKey), admin: c.Admin,
+	a := &account{accessKey: c.AccessKey, sig: newSigner(c.SecretKey), admin: c.Admin,
 		defTopicPerm: ParsePerm(c.DefaultTopicPerm), defGroup: ParsePerm(c.DefaultGroupPerm)}
 	if err := a.addPerms(c.GroupPerms, "group", retryPrefix); err != nil {
 		return nil, err

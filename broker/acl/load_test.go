@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/remoting/code"
 )
 
@@ -112,7 +113,7 @@ func TestACLJavaHashOrder(t *testing.T) {
 			t.Errorf("%v: %v, want %v", c.in, got, c.want)
 		}
 	}
-	if javaStringHash("a") != 97 || javaStringHash("Aa") != 2112 || javaStringHash("BB") != 2112 {
+	if message.JavaStringHash("a") != 97 || message.JavaStringHash("Aa") != 2112 || message.JavaStringHash("BB") != 2112 {
 		t.Error("String.hashCode")
 	}
 }

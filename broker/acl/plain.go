@@ -44,7 +44,7 @@ func (v DataVersion) JSON() string {
 
 // account is one configured accessKey.
 type account struct {
-	accessKey, secretKey   string
+	accessKey              string
 	sig                    *signer
 	admin                  bool
 	defTopicPerm, defGroup Perm

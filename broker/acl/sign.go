@@ -6,9 +6,10 @@ import (
 	"encoding/base64"
 	"hash"
 	"slices"
-	"sort"
 	"sync"
 	"unicode/utf16"
+
+	"github.com/rocketmq-go/rmq/internal/message"
 )
 
 // Sign is the ACL 1.0 signature: base64(HmacSHA1(secretKey, content)).
@@ -137,28 +138,14 @@ func isASCII(s string) bool {
 	return true
 }
 
-// javaStringHash is String.hashCode.
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(u)
-	}
-	return h
-}
-
 // javaHashOrder orders keys (given in insertion order, distinct) as a
 // java.util.HashMap with default capacity iterates them: by bucket of the
 // spread hash in the final table, then by insertion.
 func javaHashOrder(keys []string) []string {
-	capacity := 16
-	for float64(len(keys)) > 0.75*float64(capacity) {
-		capacity *= 2
-	}
-	bucket := func(k string) int {
-		h := uint32(javaStringHash(k))
-		return int((h ^ h>>16) & uint32(capacity-1))
-	}
+	capacity := message.HashMapCapacity(len(keys), 16)
 	out := append([]string(nil), keys...)
-	sort.SliceStable(out, func(i, j int) bool { return bucket(out[i]) < bucket(out[j]) })
+	slices.SortStableFunc(out, func(a, b string) int {
+		return message.HashMapBucket(a, capacity) - message.HashMapBucket(b, capacity)
+	})
 	return out
 }

@@ -24,8 +24,8 @@ import (
 //     no client writes one and a fraction in a count or offset is a bug
 //     worth reporting;
 //   - a boolean field takes true/false, the strings "true"/"false" (any
-//     case), "1"/"0", "Y"/"y"/"T", "F"/"f"/"N", and a number (only 1 is
-//     true);
+//     case), "1"/"0", "Y"/"y"/"T", "F"/"f"/"N", and a number (true when its
+//     integer part is 1, as BigDecimal.intValue() == 1);
 //   - an enum field takes its name (ASCII case ignored; an unknown name is
 //     null) or its ordinal, which the C++ client writes (an ordinal out of
 //     range fails the body, as in fastjson).
