@@ -90,17 +90,13 @@ func createTopic(ctx context.Context, c *remoting.Client, o *options) error {
 	if err != nil {
 		return fmt.Errorf("cluster info: %w", err)
 	}
-	n := strconv.Itoa(o.queues)
 	created := 0
 	for _, bd := range ci.BrokerAddrTable {
 		addr := bd.BrokerAddrs[0]
 		if addr == "" {
 			continue
 		}
-		r, err := invoke(ctx, c, addr, codec.NewRequest(code.UpdateAndCreateTopic, map[string]string{
-			"topic": o.topic, "defaultTopic": "TBW102", "readQueueNums": n, "writeQueueNums": n,
-			"perm": "6", "topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
-		}, nil))
+		r, err := invoke(ctx, c, addr, createTopicRequest(o.topic, o.queues))
 		if err != nil {
 			return err
 		}
@@ -114,6 +110,16 @@ func createTopic(ctx context.Context, c *remoting.Client, o *options) error {
 	}
 	fmt.Printf("created topic %s with %d queues on %d broker(s)\n", o.topic, o.queues, created)
 	return nil
+}
+
+// createTopicRequest is the UPDATE_AND_CREATE_TOPIC mqadmin sends for a
+// read-write topic of queues queues.
+func createTopicRequest(topic string, queues int) *codec.RemotingCommand {
+	n := strconv.Itoa(queues)
+	return codec.NewRequest(code.UpdateAndCreateTopic, map[string]string{
+		"topic": topic, "defaultTopic": "TBW102", "readQueueNums": n, "writeQueueNums": n,
+		"perm": "6", "topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
+	}, nil)
 }
 
 func invoke(ctx context.Context, c *remoting.Client, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {

@@ -141,12 +141,8 @@ func (r *topicsRun) createTopics(ctx context.Context) (int, error) {
 			todo = append(todo, n)
 		}
 	}
-	n := strconv.Itoa(r.o.queues)
 	err = r.parallel(ctx, len(todo), func(c *remoting.Client, i int) error {
-		resp, err := invoke(ctx, c, r.broker, codec.NewRequest(code.UpdateAndCreateTopic, map[string]string{
-			"topic": todo[i], "defaultTopic": "TBW102", "readQueueNums": n, "writeQueueNums": n,
-			"perm": "6", "topicFilterType": "SINGLE_TAG", "topicSysFlag": "0", "order": "false",
-		}, nil))
+		resp, err := invoke(ctx, c, r.broker, createTopicRequest(todo[i], r.o.queues))
 		if err == nil && resp.Code != code.Success {
 			err = fmt.Errorf("create topic %s: code %d %s", todo[i], resp.Code, resp.Remark)
 		}

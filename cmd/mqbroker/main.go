@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 	"time"
 
@@ -73,7 +72,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		props.Print(stdout, *printImportant && !*printAll, cfgs.Targets()...)
 		return 0
 	}
-	logOpts.SubDir = isolatedLogDir(cfgs)
+	logOpts.SubDir = logging.BrokerLogDir(cfgs.Broker.IsolateLogEnable, cfgs.Store.EnableDLegerCommitLog,
+		cfgs.Broker.BrokerName, cfgs.Broker.BrokerID, cfgs.Store.DLegerSelfID)
 	lg, closeLogs, err := logging.New(logOpts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -84,18 +84,6 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java broker")
 	}
 	return serve(cfgs, lg, stdout, stop)
-}
-
-// isolatedLogDir is BrokerStartup's brokerLogDir: with isolateLogEnable,
-// several brokers on one host log to brokerName_brokerId (or _dLegerSelfId).
-func isolatedLogDir(cfgs *broker.StartupConfigs) string {
-	switch {
-	case !cfgs.Broker.IsolateLogEnable:
-		return ""
-	case cfgs.Store.EnableDLegerCommitLog:
-		return cfgs.Broker.BrokerName + "_" + cfgs.Store.DLegerSelfID
-	}
-	return cfgs.Broker.BrokerName + "_" + strconv.FormatInt(cfgs.Broker.BrokerID, 10)
 }
 
 func serve(cfgs *broker.StartupConfigs, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,24 +18,6 @@ import (
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func TestMQBrokerApacheConfsLoadWithoutWarnings(t *testing.T) {
 	files, err := filepath.Glob("../../broker/testdata/conf/*")
@@ -91,7 +72,7 @@ func TestMQBrokerServesApacheConf(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	var out, errOut syncBuffer
+	var out, errOut testutil.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"-c", f, "-n", ns.Addr().String()}, &out, &errOut, stop) }()
 	testutil.Eventually(t, 20*time.Second, func() error {
@@ -153,7 +134,7 @@ func TestMQBrokerLogFilesAsApache(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	var out, errOut syncBuffer
+	var out, errOut testutil.SyncBuffer
 	done := make(chan int, 1)
 	go func() {
 		done <- run([]string{"-c", f, "-n", ns.Addr().String(), "-logDir", logDir, "-logLevel", "debug", "-logFormat", "json"}, &out, &errOut, stop)
@@ -209,7 +190,7 @@ func TestMQBrokerLogSettingsFromConfFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	var out, errOut syncBuffer
+	var out, errOut testutil.SyncBuffer
 	done := make(chan int, 1)
 	// The flag beats the file's logLevel=error: info lines must appear.
 	go func() {

@@ -48,7 +48,7 @@ func runBroker(t *testing.T, extra string, args ...string) string {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	var out, errOut syncBuffer
+	var out, errOut testutil.SyncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run(append([]string{"-c", f}, args...), &out, &errOut, stop) }()
 	t.Cleanup(func() {

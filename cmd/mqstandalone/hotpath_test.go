@@ -54,7 +54,7 @@ func TestStandaloneNoLogLinePerMessage(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	done := make(chan int, 1)
-	var out, errOut syncBuffer
+	var out, errOut testutil.SyncBuffer
 	go func() {
 		done <- run([]string{"-nsport", "0", "-c", f, "-logDir", logDir, "-logLevel", "info"}, &out, &errOut, stop)
 	}()

@@ -63,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		fmt.Fprintln(stderr, err)
 		return 253
 	}
+	logOpts.SubDir = logging.BrokerLogDir(cfgs.Broker.IsolateLogEnable, cfgs.Store.EnableDLegerCommitLog,
+		cfgs.Broker.BrokerName, cfgs.Broker.BrokerID, cfgs.Store.DLegerSelfID)
 	lg, closeLogs, err := logging.New(logOpts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

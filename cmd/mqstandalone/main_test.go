@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,23 +15,6 @@ import (
 
 	"github.com/rocketmq-go/rmq/internal/testutil"
 )
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 var nsLine = regexp.MustCompile(`Name Server boot success\. serializeType=JSON, listening on (\S+)`)
 
@@ -46,7 +28,7 @@ func TestStandaloneGoClientProduces(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	done := make(chan int, 1)
-	var out, errOut syncBuffer
+	var out, errOut testutil.SyncBuffer
 	go func() { done <- run([]string{"-nsport", "0", "-c", f}, &out, &errOut, stop) }()
 	var nsAddr string
 	testutil.Eventually(t, 20*time.Second, func() error {
@@ -104,7 +86,7 @@ func TestStandaloneLogFilesSplitNamesrvAndBroker(t *testing.T) {
 	}
 	stop := make(chan struct{})
 	done := make(chan int, 1)
-	var out, errOut syncBuffer
+	var out, errOut testutil.SyncBuffer
 	go func() { done <- run([]string{"-nsport", "0", "-c", f, "-logDir", logDir}, &out, &errOut, stop) }()
 	testutil.Eventually(t, 20*time.Second, func() error {
 		select {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,6 +94,20 @@ func (o *Options) ApplyFile(f *FileOptions, fs *flag.FlagSet) {
 	if !set["logFile"] {
 		o.File = f.File
 	}
+}
+
+// BrokerLogDir is BrokerStartup's ${brokerLogDir}, for Options.SubDir: ""
+// unless isolateLogEnable, then brokerName_brokerId, or
+// brokerName_dLegerSelfId on a DLedger commit log, so that several brokers
+// on one host log apart.
+func BrokerLogDir(isolate, dleger bool, brokerName string, brokerID int64, dLegerSelfID string) string {
+	switch {
+	case !isolate:
+		return ""
+	case dleger:
+		return brokerName + "_" + dLegerSelfID
+	}
+	return brokerName + "_" + strconv.FormatInt(brokerID, 10)
 }
 
 // DefaultDir is ${user.home}/logs/rocketmqlogs, where Apache's logback

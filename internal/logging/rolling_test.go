@@ -62,3 +62,15 @@ func TestLoggingIsolatedSubDir(t *testing.T) {
 		t.Errorf("otherdays/broker-a_0/broker.1.log.gz = %q", got)
 	}
 }
+
+func TestLoggingBrokerLogDir(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		isolate, dleger bool
+		want            string
+	}{{false, false, ""}, {false, true, ""}, {true, false, "broker-a_1"}, {true, true, "broker-a_n0"}} {
+		if got := BrokerLogDir(tc.isolate, tc.dleger, "broker-a", 1, "n0"); got != tc.want {
+			t.Errorf("BrokerLogDir(isolate=%v, dleger=%v) = %q, want %q", tc.isolate, tc.dleger, got, tc.want)
+		}
+	}
+}
