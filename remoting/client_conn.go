@@ -18,16 +18,10 @@ const clientReadBuffer = 64 << 10
 func (c *Client) startConn(addr string, conn net.Conn) (*Channel, error) {
 	ep := c.ep
 	ch := newChannel(ep, conn.RemoteAddr().String(), conn.LocalAddr().String())
-	kickCh := make(chan struct{}, 1)
-	ch.kick = func() {
-		select {
-		case kickCh <- struct{}{}:
-		default:
-		}
-	}
+	kick := setChanKick(ch)
 	ch.closeFn = conn.Close
 	ep.addChannel(ch)
-	if !ep.goFunc(func() { c.writeLoop(ch, conn, kickCh) }) {
+	if !ep.goFunc(func() { writeLoop(c.lg, ch, conn, kick) }) {
 		_ = conn.Close()
 		ep.channelGone(ch)
 		return nil, ErrShutdown
@@ -40,8 +34,23 @@ func (c *Client) startConn(addr string, conn net.Conn) (*Channel, error) {
 	return ch, nil
 }
 
-// writeLoop writes everything queued on ch in one Write per wake-up.
-func (c *Client) writeLoop(ch *Channel, conn net.Conn, kick <-chan struct{}) {
+// setChanKick makes ch's kick wake a writer goroutine (writeLoop) through
+// the returned channel.
+func setChanKick(ch *Channel) <-chan struct{} {
+	kick := make(chan struct{}, 1)
+	ch.kick = func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	return kick
+}
+
+// writeLoop writes everything queued on ch to conn in one Write per
+// wake-up, until ch is gone or a write fails (ch is then closed). It serves
+// client connections and the server's TLS ones.
+func writeLoop(lg *zap.Logger, ch *Channel, conn net.Conn, kick <-chan struct{}) {
 	for {
 		select {
 		case <-kick:
@@ -50,7 +59,7 @@ func (c *Client) writeLoop(ch *Channel, conn net.Conn, kick <-chan struct{}) {
 		}
 		for b := ch.takeBatch(); b != nil; b = ch.takeBatch() {
 			if _, err := conn.Write(b); err != nil {
-				c.lg.Debug("write failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+				lg.Debug("write failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
 				ch.abortFlush()
 				_ = ch.Close()
 				return
