@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -19,7 +20,7 @@ func (c *Client) startConn(addr string, conn net.Conn) (*Channel, error) {
 	ep := c.ep
 	ch := newChannel(ep, conn.RemoteAddr().String(), conn.LocalAddr().String())
 	kick := setChanKick(ch)
-	ch.closeFn = conn.Close
+	ch.closeFn = closeFunc(conn, ep.goFunc)
 	ep.addChannel(ch)
 	if !ep.goFunc(func() { writeLoop(c.lg, ch, conn, kick) }) {
 		_ = conn.Close()
@@ -45,6 +46,26 @@ func setChanKick(ch *Channel) <-chan struct{} {
 		}
 	}
 	return kick
+}
+
+// closeFunc returns what Channel.Close runs for conn. A TLS connection's
+// Close writes close_notify under a write deadline of up to 5 s when the
+// peer does not read, so it runs on a goroutine started by spawn (which
+// the owner's shutdown waits for), apart from callers such as the idle
+// sweep, the managers' scans or a timed-out InvokeSync; like gnet's and
+// Netty's close. When spawn refuses (shutdown under way) the socket under
+// it is closed at once.
+func closeFunc(conn net.Conn, spawn func(func()) bool) func() error {
+	tc, ok := conn.(*tls.Conn)
+	if !ok {
+		return conn.Close
+	}
+	return func() error {
+		if !spawn(func() { _ = tc.Close() }) {
+			return tc.NetConn().Close()
+		}
+		return nil
+	}
 }
 
 // writeLoop writes everything queued on ch to conn in one Write per

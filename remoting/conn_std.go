@@ -76,15 +76,7 @@ func (s *Server) serveStd(c, raw net.Conn) {
 	ep := s.ep
 	ch := newChannel(ep, addrString(c.RemoteAddr()), addrString(c.LocalAddr()))
 	kick := setChanKick(ch)
-	// tls.Conn.Close writes close_notify with a write deadline of up to 5 s;
-	// like gnet's (and Netty's) close it runs apart from the caller, which
-	// may be the idle sweep or a manager's scan closing many channels.
-	ch.closeFn = func() error {
-		if !s.goConn(func() { _ = c.Close() }) {
-			return raw.Close() // Shutdown is closing every connection
-		}
-		return nil
-	}
+	ch.closeFn = closeFunc(c, s.goConn)
 	ep.addChannel(ch)
 	defer func() {
 		_ = c.Close()
