@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"bufio"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -18,16 +19,10 @@ const clientReadBuffer = 64 << 10
 func (c *Client) startConn(addr string, conn net.Conn) (*Channel, error) {
 	ep := c.ep
 	ch := newChannel(ep, conn.RemoteAddr().String(), conn.LocalAddr().String())
-	kickCh := make(chan struct{}, 1)
-	ch.kick = func() {
-		select {
-		case kickCh <- struct{}{}:
-		default:
-		}
-	}
-	ch.closeFn = conn.Close
+	kick := setChanKick(ch)
+	ch.closeFn = closeFunc(conn, ep.goFunc)
 	ep.addChannel(ch)
-	if !ep.goFunc(func() { c.writeLoop(ch, conn, kickCh) }) {
+	if !ep.goFunc(func() { writeLoop(c.lg, ch, conn, kick) }) {
 		_ = conn.Close()
 		ep.channelGone(ch)
 		return nil, ErrShutdown
@@ -40,8 +35,43 @@ func (c *Client) startConn(addr string, conn net.Conn) (*Channel, error) {
 	return ch, nil
 }
 
-// writeLoop writes everything queued on ch in one Write per wake-up.
-func (c *Client) writeLoop(ch *Channel, conn net.Conn, kick <-chan struct{}) {
+// setChanKick makes ch's kick wake a writer goroutine (writeLoop) through
+// the returned channel.
+func setChanKick(ch *Channel) <-chan struct{} {
+	kick := make(chan struct{}, 1)
+	ch.kick = func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	return kick
+}
+
+// closeFunc returns what Channel.Close runs for conn. A TLS connection's
+// Close writes close_notify under a write deadline of up to 5 s when the
+// peer does not read, so it runs on a goroutine started by spawn (which
+// the owner's shutdown waits for), apart from callers such as the idle
+// sweep, the managers' scans or a timed-out InvokeSync; like gnet's and
+// Netty's close. When spawn refuses (shutdown under way) the socket under
+// it is closed at once.
+func closeFunc(conn net.Conn, spawn func(func()) bool) func() error {
+	tc, ok := conn.(*tls.Conn)
+	if !ok {
+		return conn.Close
+	}
+	return func() error {
+		if !spawn(func() { _ = tc.Close() }) {
+			return tc.NetConn().Close()
+		}
+		return nil
+	}
+}
+
+// writeLoop writes everything queued on ch to conn in one Write per
+// wake-up, until ch is gone or a write fails (ch is then closed). It serves
+// client connections and the server's TLS ones.
+func writeLoop(lg *zap.Logger, ch *Channel, conn net.Conn, kick <-chan struct{}) {
 	for {
 		select {
 		case <-kick:
@@ -50,7 +80,7 @@ func (c *Client) writeLoop(ch *Channel, conn net.Conn, kick <-chan struct{}) {
 		}
 		for b := ch.takeBatch(); b != nil; b = ch.takeBatch() {
 			if _, err := conn.Write(b); err != nil {
-				c.lg.Debug("write failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
+				lg.Debug("write failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
 				ch.abortFlush()
 				_ = ch.Close()
 				return

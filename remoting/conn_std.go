@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"net"
 
-	"go.uber.org/zap"
-
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 // The standard-library connection path serves the server's TLS
 // connections, which gnet cannot carry: one goroutine reads and dispatches
-// frames (this file's stdReadLoop), one writes (stdWriteLoop). Both feed
+// frames (this file's stdReadLoop), one writes (writeLoop, shared with the client). Both feed
 // the same endpoint as gnet connections, so processors, responses,
 // server-to-client requests, oneway calls and connect/close/idle events
 // behave the same. The cost is two goroutines (about 16 KiB of stack) and
@@ -77,21 +75,15 @@ func (s *Server) closeStdConns() {
 func (s *Server) serveStd(c, raw net.Conn) {
 	ep := s.ep
 	ch := newChannel(ep, addrString(c.RemoteAddr()), addrString(c.LocalAddr()))
-	kick := make(chan struct{}, 1)
-	ch.kick = func() {
-		select {
-		case kick <- struct{}{}:
-		default:
-		}
-	}
-	ch.closeFn = c.Close
+	kick := setChanKick(ch)
+	ch.closeFn = closeFunc(c, s.goConn)
 	ep.addChannel(ch)
 	defer func() {
 		_ = c.Close()
 		s.untrack(raw)
 		ep.channelGone(ch)
 	}()
-	if !s.goConn(func() { stdWriteLoop(s.lg, ch, c, kick) }) {
+	if !s.goConn(func() { writeLoop(s.lg, ch, c, kick) }) {
 		return
 	}
 	s.stdReadLoop(ch, c)
@@ -130,25 +122,5 @@ func (ch *Channel) queueBytes(b []byte) {
 	ch.mu.Unlock()
 	if start {
 		ch.kick()
-	}
-}
-
-// stdWriteLoop writes everything queued on ch in one Write per wake-up.
-func stdWriteLoop(lg *zap.Logger, ch *Channel, c net.Conn, kick <-chan struct{}) {
-	for {
-		select {
-		case <-kick:
-		case <-ch.done:
-			return
-		}
-		for b := ch.takeBatch(); b != nil; b = ch.takeBatch() {
-			if _, err := c.Write(b); err != nil {
-				lg.Debug("write failed, close the channel", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
-				ch.abortFlush()
-				_ = ch.Close()
-				return
-			}
-			ch.recycle(b)
-		}
 	}
 }

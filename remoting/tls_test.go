@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -324,4 +326,38 @@ func TestRemotingTLSCertWatchNeedsCertAndKey(t *testing.T) {
 	if s.newCertWatch() != nil {
 		t.Fatal("test mode watches files")
 	}
+}
+
+// TestRemotingTLSCloseDoesNotWaitForPeer: closing a TLS channel whose peer
+// does not read (net.Pipe: every write waits for a read) returns at once;
+// the close_notify is left to a spawned goroutine.
+func TestRemotingTLSCloseDoesNotWaitForPeer(t *testing.T) {
+	cert, err := SelfSignedCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := net.Pipe()
+	srv := tls.Server(a, &tls.Config{Certificates: []tls.Certificate{cert}, SessionTicketsDisabled: true})
+	cli := tls.Client(b, &tls.Config{InsecureSkipVerify: true}) //nolint:gosec // test
+	errc := make(chan error, 1)
+	go func() { errc <- cli.Handshake() }()
+	if err := srv.Handshake(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	closeFn := closeFunc(srv, func(f func()) bool {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+		return true
+	})
+	start := time.Now()
+	_ = closeFn()
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("Close waited %v for a peer that does not read", d)
+	}
+	_ = b.Close() // the spawned close_notify write then fails at once
+	wg.Wait()
 }

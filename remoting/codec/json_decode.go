@@ -683,16 +683,13 @@ func hex4(s string, i int) (r rune, upper, lower, ok bool) {
 		return 0, false, false, false
 	}
 	for _, b := range []byte(s[i : i+4]) {
-		switch {
-		case b >= '0' && b <= '9':
-			r = r<<4 | rune(b-'0')
-		case b >= 'a' && b <= 'f':
-			r, lower = r<<4|rune(b-'a'+10), true
-		case b >= 'A' && b <= 'F':
-			r, upper = r<<4|rune(b-'A'+10), true
-		default:
+		d := hexDigit(b)
+		if d < 0 {
 			return 0, false, false, false
 		}
+		r = r<<4 | rune(d)
+		lower = lower || b >= 'a'
+		upper = upper || b >= 'A' && b <= 'F'
 	}
 	return r, upper, lower, true
 }

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -167,24 +168,7 @@ func (n *jsonNumber) appendDecimal(dst []byte) []byte {
 	if adjusted > 0 {
 		dst = append(dst, '+')
 	}
-	return appendInt64(dst, adjusted)
-}
-
-func appendInt64(dst []byte, v int64) []byte {
-	if v < 0 {
-		dst = append(dst, '-')
-		v = -v
-	}
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		if v /= 10; v == 0 {
-			break
-		}
-	}
-	return append(dst, b[i:]...)
+	return strconv.AppendInt(dst, adjusted, 10)
 }
 
 // appendValue reads any JSON value at p.i and appends it as fastjson
