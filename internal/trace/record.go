@@ -11,7 +11,7 @@ import (
 const (
 	ContentSplitter = '\u0001' // between the fields of one record
 	FieldSplitter   = '\u0002' // after each record
-	keySeparator    = ' '       // MessageConst.KEY_SEPARATOR
+	keySeparator    = ' '      // MessageConst.KEY_SEPARATOR
 )
 
 // DefaultTopic is TopicValidator.RMQ_SYS_TRACE_TOPIC, the trace topic of
@@ -56,10 +56,10 @@ var transactionStates = []string{"COMMIT_MESSAGE", "ROLLBACK_MESSAGE", "UNKNOW"}
 // Bean is TraceBean: the message a record is about.
 type Bean struct {
 	Topic, MsgID, OffsetMsgID, Tags, Keys, StoreHost, ClientHost string
-	RetryTimes, BodyLength                                     int32
-	MsgType                                                    MessageType
-	TransactionID, TransactionState                            string
-	FromTransactionCheck                                       bool
+	RetryTimes, BodyLength                                       int32
+	MsgType                                                      MessageType
+	TransactionID, TransactionState                              string
+	FromTransactionCheck                                         bool
 }
 
 // Context is TraceContext: one record. Decoded records always hold exactly
