@@ -159,8 +159,11 @@ func (r *fields) msgType(i int) MessageType {
 }
 
 func decodeRecord(f []string) (Context, bool, error) {
-	r := &fields{f: f}
 	var c Context
+	if len(f) == 0 { // a record of separators only
+		return c, false, nil
+	}
+	r := &fields{f: f}
 	var b Bean
 	switch Type(f[0]) {
 	case Pub:
