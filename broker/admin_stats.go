@@ -56,6 +56,7 @@ func wireStats(b *Broker) {
 			clock.Print(b.stats, lg, now)
 		}
 	}))
+	wireWaterMark(b)
 }
 
 // Stats is the broker's BrokerStatsManager.

@@ -28,7 +28,8 @@ func TestBrokerStatsLogTopicPutNums(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = closeLogs() })
 	sch := stats.Schedule{Seconds: 500 * time.Millisecond, Minutes: time.Hour, Hour: time.Hour,
-		PrintMinute: 100 * time.Millisecond, PrintHour: time.Hour, PrintDay: 24 * time.Hour, PrintMoment: 100 * time.Millisecond}
+		PrintMinute: 100 * time.Millisecond, PrintHour: time.Hour, PrintDay: 24 * time.Hour, PrintMoment: 100 * time.Millisecond,
+		WaterMark: 50 * time.Millisecond, DispatchBehind: 100 * time.Millisecond}
 	b := startBrokerWithOptions(t, broker.Options{Logger: lg, StatsSchedule: &sch})
 	c := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t).Named("client"))
 	t.Cleanup(func() { _ = c.Shutdown(t.Context()) })
@@ -56,9 +57,30 @@ func TestBrokerStatsLogTopicPutNums(t *testing.T) {
 			t.Errorf("stats.log lacks %q", line)
 		}
 	}
-	if broker, err := os.ReadFile(filepath.Join(dir, "broker.log")); err == nil && strings.Contains(string(broker), "Stats In One") {
-		t.Errorf("stats lines leaked into broker.log")
-	}
+	// BrokerController's own lines: the four queue watermarks in
+	// watermark.log, the dispatch backlog in broker.log.
+	testutil.Eventually(t, 10*time.Second, func() error {
+		wm, err := os.ReadFile(filepath.Join(dir, "watermark.log"))
+		if err != nil {
+			return err
+		}
+		for _, q := range []string{"Send", "Pull", "Query", "Transaction"} {
+			if l := "[WATERMARK] " + q + " Queue Size: 0 SlowTimeMills: 0\n"; !strings.Contains(string(wm), l) {
+				return fmt.Errorf("watermark.log lacks %q:\n%s", l, tail(wm))
+			}
+		}
+		bl, err := os.ReadFile(filepath.Join(dir, "broker.log"))
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(string(bl), "dispatch behind commit log 0 bytes\n") {
+			return fmt.Errorf("broker.log lacks the dispatch backlog line:\n%s", tail(bl))
+		}
+		if strings.Contains(string(bl), "Stats In One") || strings.Contains(string(bl), "[WATERMARK]") {
+			return fmt.Errorf("stats or watermark lines leaked into broker.log")
+		}
+		return nil
+	})
 }
 
 // tail is the last lines of a log for a failure message.

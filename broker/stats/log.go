@@ -36,13 +36,17 @@ type Schedule struct {
 	// midnight and moment lines at the next minute. Otherwise each starts
 	// one period after Start (tests).
 	Aligned bool
+	// BrokerController's own periodic lines: the [WATERMARK] lines
+	// (watermark.log) every WaterMark and the "dispatch behind commit log"
+	// line (broker.log) every DispatchBehind, both first after FirstDelay.
+	WaterMark, DispatchBehind, FirstDelay time.Duration
 }
 
 // JavaSchedule is StatsItemSet's and MomentStatsItemSet's schedule.
 func JavaSchedule() Schedule {
 	return Schedule{Seconds: SecondsPeriod, Minutes: MinutesPeriod, Hour: HourPeriod,
 		PrintMinute: time.Minute, PrintHour: time.Hour, PrintDay: 24 * time.Hour, PrintMoment: 5 * time.Minute,
-		Aligned: true}
+		Aligned: true, WaterMark: time.Second, DispatchBehind: time.Minute, FirstDelay: 10 * time.Second}
 }
 
 // printKind is one of the four kinds of line.
