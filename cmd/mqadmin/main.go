@@ -3,7 +3,7 @@
 // layout:
 //
 //	mqadmin queryMsgTraceById -n 127.0.0.1:9876 -i <msgId> [-t <traceTopic>]
-//	mqadmin brokerStatus      -n 127.0.0.1:9876 -b 127.0.0.1:10911
+//	mqadmin brokerStatus      -b 127.0.0.1:10911 | -n 127.0.0.1:9876 -c DefaultCluster
 //
 // -n may be left out when NAMESRV_ADDR is set; several name servers are
 // separated by ';'. `mqadmin` alone lists the commands, `mqadmin help
@@ -52,6 +52,7 @@ type env struct {
 	namesrv []string
 	client  *remoting.Client
 	stdout  io.Writer
+	stderr  io.Writer
 }
 
 var commands = []command{
@@ -94,7 +95,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args[1:]); err != nil {
 		return 2
 	}
-	e := &env{namesrv: namesrvAddrs(*ns), stdout: stdout,
+	e := &env{namesrv: namesrvAddrs(*ns), stdout: stdout, stderr: stderr,
 		client: remoting.NewClient(remoting.NewNettyClientConfig(), zap.NewNop())}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -174,36 +175,102 @@ func queryMsgTraceByIDFlags(fs *flag.FlagSet) func(context.Context, *env) error 
 	}
 }
 
-// brokerStatusFlags is BrokerStatusSubCommand with -b: the broker's
+// brokerStatusFlags is BrokerStatusSubCommand: with -b the broker's
 // GET_BROKER_RUNTIME_INFO table, keys sorted (Java copies it into a
-// TreeMap).
+// TreeMap); with -c the same for every master and slave of the cluster,
+// each line prefixed with the broker's address.
 func brokerStatusFlags(fs *flag.FlagSet) func(context.Context, *env) error {
 	addr := fs.String("b", "", "Broker address")
 	fs.StringVar(addr, "brokerAddr", "", "same as -b")
+	cluster := fs.String("c", "", "which cluster")
+	fs.StringVar(cluster, "clusterName", "", "same as -c")
 	return func(ctx context.Context, e *env) error {
-		a := strings.TrimSpace(*addr)
-		if a == "" {
+		if a := strings.TrimSpace(*addr); a != "" {
+			return printBrokerRuntimeStats(ctx, e, a, false)
+		}
+		c := strings.TrimSpace(*cluster)
+		if c == "" {
 			return nil // Java prints nothing without -b or -c
 		}
-		resp, err := e.client.InvokeSync(ctx, a, codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
+		addrs, err := clusterBrokerAddrs(ctx, e, c)
 		if err != nil {
 			return err
 		}
-		if resp.Code != code.Success {
-			return fmt.Errorf("CODE: %d  DESC: %s", resp.Code, resp.Remark)
-		}
-		kv, err := body.DecodeKVTable(resp.Body)
-		if err != nil {
-			return err
-		}
-		keys := make([]string, 0, len(kv.Table))
-		for k := range kv.Table {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			fmt.Fprintf(e.stdout, "%-32s: %s\n", k, kv.Table[k])
+		for _, a := range addrs {
+			if err := printBrokerRuntimeStats(ctx, e, a, true); err != nil {
+				fmt.Fprintf(e.stderr, "%v\n", err) // Java prints the stack trace and goes on
+			}
 		}
 		return nil
 	}
+}
+
+// clusterBrokerAddrs is CommandUtil.fetchMasterAndSlaveAddrByClusterName:
+// the addresses of every broker of the cluster, in java.util.HashSet order.
+func clusterBrokerAddrs(ctx context.Context, e *env, cluster string) ([]string, error) {
+	if len(e.namesrv) == 0 {
+		return nil, errNoNamesrv
+	}
+	var errs []error
+	for _, ns := range e.namesrv {
+		resp, err := e.client.InvokeSync(ctx, ns, codec.NewRequest(code.GetBrokerClusterInfo, nil, nil))
+		if err == nil && resp.Code != code.Success {
+			err = fmt.Errorf("CODE: %d  DESC: %s", resp.Code, resp.Remark)
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		info, err := body.DecodeClusterInfo(resp.Body)
+		if err != nil {
+			return nil, err
+		}
+		names, ok := info.ClusterAddrTable[cluster]
+		if !ok {
+			fmt.Fprint(e.stdout, "[error] Make sure the specified clusterName exists or the name server connected to is correct.")
+			return nil, nil
+		}
+		var addrs []string
+		for _, n := range names {
+			if bd := info.BrokerAddrTable[n]; bd != nil {
+				for _, a := range bd.BrokerAddrs {
+					if !slices.Contains(addrs, a) {
+						addrs = append(addrs, a)
+					}
+				}
+			}
+		}
+		// HashSet order; within a bucket by address rather than by insertion.
+		body.SortJavaHashOrder(addrs, body.JavaHashMapCapacity(len(addrs), 16))
+		return addrs, nil
+	}
+	return nil, errors.Join(errs...)
+}
+
+// printBrokerRuntimeStats prints one broker's GET_BROKER_RUNTIME_INFO.
+func printBrokerRuntimeStats(ctx context.Context, e *env, addr string, withAddr bool) error {
+	resp, err := e.client.InvokeSync(ctx, addr, codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
+	if err != nil {
+		return err
+	}
+	if resp.Code != code.Success {
+		return fmt.Errorf("CODE: %d  DESC: %s", resp.Code, resp.Remark)
+	}
+	kv, err := body.DecodeKVTable(resp.Body)
+	if err != nil {
+		return err
+	}
+	keys := make([]string, 0, len(kv.Table))
+	for k := range kv.Table {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if withAddr {
+			fmt.Fprintf(e.stdout, "%-24s %-32s: %s\n", addr, k, kv.Table[k])
+		} else {
+			fmt.Fprintf(e.stdout, "%-32s: %s\n", k, kv.Table[k])
+		}
+	}
+	return nil
 }

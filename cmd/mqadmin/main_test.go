@@ -153,3 +153,32 @@ func TestMqadminHelpAndUnknown(t *testing.T) {
 		t.Fatalf("unknown %d %q", rc, out)
 	}
 }
+
+// TestMqadminBrokerStatusCluster: -c prints every broker of the cluster with
+// its address in front, "%-24s %-32s: %s".
+func TestMqadminBrokerStatusCluster(t *testing.T) {
+	cl := startCluster(t, trace.DefaultTopic)
+	var out, errOut string
+	testutil.Eventually(t, 10*time.Second, func() error { // registration is asynchronous
+		var rc int
+		out, errOut, rc = runAdmin(t, "brokerStatus", "-n", cl.ns, "-c", "DefaultCluster")
+		if rc != 0 || out == "" {
+			return fmt.Errorf("rc %d stdout %q stderr %q", rc, out, errOut)
+		}
+		return nil
+	})
+	prefix := fmt.Sprintf("%-24s ", cl.broker)
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		key, _, ok := strings.Cut(strings.TrimPrefix(l, prefix), ": ")
+		if !strings.HasPrefix(l, prefix) || !ok || (len(key) != 32 && strings.HasSuffix(key, " ")) || len(key) < 32 {
+			t.Fatalf("line %q not %%-24s %%-32s: %%s", l)
+		}
+	}
+	if !strings.Contains(out, fmt.Sprintf("%s%-32s: V4_9_8\n", prefix, "brokerVersionDesc")) {
+		t.Fatalf("no version line:\n%s", out)
+	}
+	out, _, rc := runAdmin(t, "brokerStatus", "-n", cl.ns, "-c", "NoSuchCluster")
+	if rc != 0 || out != "[error] Make sure the specified clusterName exists or the name server connected to is correct." {
+		t.Fatalf("unknown cluster: %d %q", rc, out)
+	}
+}
