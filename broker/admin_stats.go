@@ -50,8 +50,7 @@ func wireStats(b *Broker) {
 	}))
 	clock := stats.NewLogClock(sch, time.Now())
 	lg := b.lg.Named("stats") // stats.log, as Java's RocketmqStats logger
-	check := min(time.Second, sch.PrintMinute/4, sch.PrintMoment/4)
-	b.addService(service.New("brokerStatsLog", check, func(context.Context) {
+	b.addService(service.New("brokerStatsLog", sch.CheckEvery(), func(context.Context) {
 		if now := time.Now(); !now.Before(clock.Next()) {
 			clock.Print(b.stats, lg, now)
 		}

@@ -80,7 +80,27 @@ func NewLogClock(s Schedule, now time.Time) *LogClock {
 		c.due[printDay] = NextMorning(now)
 		c.due[printMoment] = nextMinute(now)
 	}
+	for k := range printKinds {
+		if periods[k] <= 0 {
+			c.due[k] = never
+		}
+	}
 	return c
+}
+
+// never is the due time of a kind of line with no period.
+var never = time.Unix(1<<62, 0)
+
+// CheckEvery is how often the printer should look whether a line is due:
+// every second, or a quarter of the shortest print period when shorter.
+func (s Schedule) CheckEvery() time.Duration {
+	d := time.Second
+	for _, p := range []time.Duration{s.PrintMinute, s.PrintHour, s.PrintDay, s.PrintMoment} {
+		if p > 0 {
+			d = min(d, p/4)
+		}
+	}
+	return max(d, time.Millisecond)
 }
 
 func (c *LogClock) periods() [printKinds]time.Duration {
@@ -95,7 +115,7 @@ func (c *LogClock) Next() time.Time { return slices.MinFunc(c.due[:], time.Time.
 func (c *LogClock) Print(m *Manager, lg *zap.Logger, now time.Time) {
 	periods := c.periods()
 	for k := range printKinds {
-		if now.Before(c.due[k]) {
+		if now.Before(c.due[k]) || periods[k] <= 0 {
 			continue
 		}
 		for !now.Before(c.due[k]) {

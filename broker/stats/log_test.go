@@ -118,3 +118,28 @@ func TestStatsLogClockJavaAlignment(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsLogClockZeroPeriods: a kind of line without a period is never
+// due (and printing does not spin on it).
+func TestStatsLogClockZeroPeriods(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	c := NewLogClock(Schedule{PrintMinute: time.Second}, now)
+	if !c.Next().Equal(now.Add(time.Second)) {
+		t.Fatalf("next %v", c.Next())
+	}
+	m := New("c", false)
+	m.IncTopicPut("T", 0, 1, 1)
+	lg, logs := observed()
+	c.Print(m, lg, now.Add(10*time.Second))
+	for _, l := range messages(logs) {
+		if !strings.Contains(l, "In One Minute") {
+			t.Fatalf("unexpected line %q", l)
+		}
+	}
+	if got := (Schedule{}).CheckEvery(); got != time.Second {
+		t.Fatalf("CheckEvery of nothing %v", got)
+	}
+	if got := (Schedule{PrintMinute: 100 * time.Millisecond, PrintMoment: time.Hour}).CheckEvery(); got != 25*time.Millisecond {
+		t.Fatalf("CheckEvery %v", got)
+	}
+}
