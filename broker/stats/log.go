@@ -3,7 +3,6 @@ package stats
 import (
 	"fmt"
 	"math"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,18 +232,25 @@ func JavaFixed2(v float64) string {
 	case math.IsInf(v, -1):
 		return "-Infinity"
 	}
-	r, ok := new(big.Rat).SetString(strconv.FormatFloat(math.Abs(v), 'f', -1, 64))
-	if !ok {
-		return strconv.FormatFloat(v, 'f', 2, 64)
+	digits := strconv.FormatFloat(math.Abs(v), 'f', -1, 64) // shortest form, no exponent
+	intPart, frac, _ := strings.Cut(digits, ".")
+	frac += "000"
+	// Keep integer and two decimals as one digit string, then round half up
+	// on the third decimal.
+	cents := []byte(intPart + frac[:2])
+	if frac[2] >= '5' {
+		i := len(cents) - 1
+		for ; i >= 0 && cents[i] == '9'; i-- {
+			cents[i] = '0'
+		}
+		if i < 0 {
+			cents = append([]byte{'1'}, cents...)
+		} else {
+			cents[i]++
+		}
 	}
-	// floor(|v|*100 + 1/2), then put the sign and the point back.
-	r.Mul(r, big.NewRat(100, 1)).Add(r, big.NewRat(1, 2))
-	cents := new(big.Int).Quo(r.Num(), r.Denom()).String()
-	for len(cents) < 3 {
-		cents = "0" + cents
-	}
-	out := cents[:len(cents)-2] + "." + cents[len(cents)-2:]
-	if v < 0 || (v == 0 && math.Signbit(v)) {
+	out := string(cents[:len(cents)-2]) + "." + string(cents[len(cents)-2:])
+	if math.Signbit(v) {
 		out = "-" + out
 	}
 	return out

@@ -18,7 +18,7 @@ func TestStatsJavaFixed2(t *testing.T) {
 	}{
 		{0, "0.00"}, {1, "1.00"}, {0.125, "0.13"}, {2.675, "2.68"}, {0.005, "0.01"}, {0.004999, "0.00"},
 		{1234.5, "1234.50"}, {-0.125, "-0.13"}, {5.0 / 60, "0.08"}, {math.NaN(), "NaN"},
-		{math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"}, {1e20, "100000000000000000000.00"},
+		{math.Inf(1), "Infinity"}, {math.Inf(-1), "-Infinity"}, {1e20, "100000000000000000000.00"}, {9.995, "10.00"}, {99.999, "100.00"}, {0.994, "0.99"},
 	} {
 		if got := JavaFixed2(c.v); got != c.want {
 			t.Errorf("JavaFixed2(%v) = %q, want %q", c.v, got, c.want)
