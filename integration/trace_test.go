@@ -21,6 +21,7 @@ import (
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/internal/trace"
 	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
 )
 
 // TestTraceGoClientProduceConsume: the official Go client with message
@@ -57,37 +58,11 @@ func traceProduceConsume(t *testing.T, traceTopic string) {
 	}
 	traceCfg := &primitive.TraceConfig{TraceTopic: traceTopic, GroupName: uniqueName("tg"),
 		Access: primitive.Local, Resolver: useTraceNamesrv(t, e.nsAddr)}
-	pg := uniqueName("tracePG")
-	p, err := producer.NewDefaultProducer(
-		producer.WithNsResolver(primitive.NewPassthroughResolver([]string{e.nsAddr})),
-		producer.WithGroupName(pg), producer.WithInstanceName(uniqueName("tp")),
-		producer.WithRetry(2), producer.WithTrace(traceCfg))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Shutdown() })
-
-	const n = 4
-	var sent []*primitive.SendResult
-	for i := range n {
-		m := primitive.NewMessage(e.topic, []byte("traced-"+strconv.Itoa(i)))
-		m.WithTag("TagT")
-		m.WithKeys([]string{"order-" + strconv.Itoa(i), "user-" + strconv.Itoa(i)})
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		r, err := p.SendSync(ctx, m)
-		cancel()
-		if err != nil || r.Status != primitive.SendOK {
-			t.Fatalf("send %d: %v %v", i, r, err)
-		}
-		sent = append(sent, r)
-	}
+	pg, sent := sendTraced(t, e, traceCfg, 4)
 	cg := uniqueName("traceCG")
 	r := newReceived()
 	e.startPush(pushOpts{group: cg, extra: []consumer.Option{consumer.WithTrace(traceCfg)}}, r)
-	r.waitAll(t, "traced", n, 20*time.Second)
+	r.waitAll(t, "traced", len(sent), 20*time.Second)
 
 	c := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t).Named("client"))
 	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
@@ -154,6 +129,78 @@ func useTraceNamesrv(t *testing.T, addr string) primitive.NsResolver {
 	t.Cleanup(traceNamesrvMu.Unlock)
 	traceNamesrvAddr.Store(&addr)
 	return traceResolver{}
+}
+
+// sendTraced starts a producer with trace on and sends n messages
+// "traced-i" with tag TagT and keys "order-i user-i"; it returns the
+// producer group and the results.
+func sendTraced(t *testing.T, e *consumeEnv, traceCfg *primitive.TraceConfig, n int) (string, []*primitive.SendResult) {
+	t.Helper()
+	pg := uniqueName("tracePG")
+	p, err := producer.NewDefaultProducer(
+		producer.WithNsResolver(primitive.NewPassthroughResolver([]string{e.nsAddr})),
+		producer.WithGroupName(pg), producer.WithInstanceName(uniqueName("tp")),
+		producer.WithRetry(2), producer.WithTrace(traceCfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Shutdown() })
+	var sent []*primitive.SendResult
+	for i := range n {
+		m := primitive.NewMessage(e.topic, []byte("traced-"+strconv.Itoa(i)))
+		m.WithTag("TagT")
+		m.WithKeys([]string{"order-" + strconv.Itoa(i), "user-" + strconv.Itoa(i)})
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		r, err := p.SendSync(ctx, m)
+		cancel()
+		if err != nil || r.Status != primitive.SendOK {
+			t.Fatalf("send %d: %v %v", i, r, err)
+		}
+		sent = append(sent, r)
+	}
+	return pg, sent
+}
+
+// TestTraceGoClientOwnTraceTopic: with traceTopicEnable off, a client whose
+// TraceTopic is an ordinary topic created by an administrator traces into
+// it, and QueryTrace with that topic (mqadmin -t) finds the Pub records.
+func TestTraceGoClientOwnTraceTopic(t *testing.T) {
+	e := newConsumeEnv(t)
+	if e.b.Topics().SelectTopicConfig(trace.DefaultTopic) != nil {
+		t.Fatal("trace topic exists without traceTopicEnable")
+	}
+	const own = "AppTraceTopic"
+	tc := body.NewTopicConfig(own)
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 2, 2, 6
+	e.b.Topics().UpdateTopicConfig(tc)
+	e.b.RegisterBrokerAll(false)
+	traceCfg := &primitive.TraceConfig{TraceTopic: own, GroupName: uniqueName("tg"),
+		Access: primitive.Local, Resolver: useTraceNamesrv(t, e.nsAddr)}
+	pg, sent := sendTraced(t, e, traceCfg, 3)
+	c := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t).Named("client"))
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	for i, s := range sent {
+		var views []trace.View
+		testutil.Eventually(t, 20*time.Second, func() error {
+			ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+			defer cancel()
+			var err error
+			views, err = trace.QueryTrace(ctx, c, []string{e.nsAddr}, own, s.MsgID)
+			if err != nil && !errors.Is(err, trace.ErrNoMessage) {
+				t.Fatalf("QueryTrace %s: %v", s.MsgID, err)
+			}
+			return haveTypes(views, trace.Pub)
+		})
+		if v := views[0]; v.Type != trace.Pub || v.GroupName != pg || v.Keys != fmt.Sprintf("order-%d user-%d", i, i) || v.Topic != e.topic {
+			t.Errorf("msg %d: %+v", i, v)
+		}
+		if _, err := trace.QueryTrace(t.Context(), c, []string{e.nsAddr}, trace.DefaultTopic, s.MsgID); err == nil {
+			t.Errorf("msg %d found in %s", i, trace.DefaultTopic)
+		}
+	}
 }
 
 // haveTypes reports which trace types views lacks.
