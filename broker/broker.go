@@ -103,6 +103,9 @@ type Options struct {
 	// ACLPlainFile is Java's system property rocketmq.acl.plain.file: the
 	// default ACL file relative to rocketmqHome; empty: conf/plain_acl.yml.
 	ACLPlainFile string
+	// StatsSchedule overrides when the BrokerStatsManager is sampled and
+	// its stats.log lines written (tests); nil: Java's (stats.JavaSchedule).
+	StatsSchedule *stats.Schedule
 }
 
 // Broker is one running broker: managers, store, remoting servers and the
@@ -133,6 +136,8 @@ type Broker struct {
 	locks     *client.RebalanceLockManager
 	filters   *filter.ConsumerFilterManager
 	stats     *stats.Manager // BrokerStatsManager (admin_stats.go)
+	// statsSchedule is Options.StatsSchedule or Java's; fixed at New.
+	statsSchedule stats.Schedule
 
 	housekeeping *client.Housekeeping                     // channel events + expiry scan
 	idsDefault   *client.DefaultConsumerIdsChangeListener // NOTIFY_CONSUMER_IDS_CHANGED sender
@@ -205,7 +210,10 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 		lg = zap.NewNop()
 	}
 	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1),
-		storeOpts: opts.StoreOptions}
+		storeOpts: opts.StoreOptions, statsSchedule: stats.JavaSchedule()}
+	if opts.StatsSchedule != nil {
+		b.statsSchedule = *opts.StatsSchedule
+	}
 	b.cfg.Store(cfg.Clone())
 	b.serializeType = ownSerializeType()
 	if opts.SerializeType != nil {

@@ -347,7 +347,11 @@ func (s *DefaultMessageStore) Start() error {
 	s.services = []*service.Service{
 		s.reput.svc,
 		service.New("flushConsumeQueueService", time.Duration(s.cfg.FlushIntervalConsumeQueue)*time.Millisecond, s.flushConsumeQueue),
-		service.New("storeStatsService", time.Second, func(context.Context) { s.stats.sample(s.opts.now()) }),
+		service.New("storeStatsService", time.Second, func(context.Context) {
+			for _, l := range s.stats.sample(s.opts.now()) {
+				s.lg.Info(l) // store.log, as StoreStatsService.printTps
+			}
+		}),
 		service.New("diskCheckService", s.opts.diskCheckInterval, func(context.Context) { s.clean.isSpaceFull() }),
 		s.clean.svc,
 	}
