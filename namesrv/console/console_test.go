@@ -112,7 +112,7 @@ func (e *env) consumer(group, clientID string, offset int64) {
 	e.t.Helper()
 	hb := body.HeartbeatData{ClientID: clientID, ConsumerDataSet: []body.ConsumerData{{
 		GroupName: group, ConsumeType: body.ConsumePassively, MessageModel: body.Clustering,
-		ConsumeFromWhere: body.ConsumeFromFirstOffset,
+		ConsumeFromWhere:    body.ConsumeFromFirstOffset,
 		SubscriptionDataSet: []body.SubscriptionData{{Topic: e.topic, SubString: "*", SubVersion: 1, ExpressionType: "TAG"}},
 	}}}
 	e.invoke(e.b.BrokerAddr(), codec.NewRequest(code.HeartBeat, nil, hb.Encode()))
