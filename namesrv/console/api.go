@@ -128,8 +128,8 @@ func (c *Console) topicsAPI(ctx context.Context, _ *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// 4.9 brokers also register a topic named after their cluster and one
-	// after themselves: system topics too.
+	// 4.9 brokers also register a topic named after their cluster, one
+	// after themselves and the cluster's reply topic: system topics too.
 	own := map[string]bool{}
 	if ci, err := a.ClusterInfo(ctx); err == nil {
 		for name := range ci.BrokerAddrTable {
@@ -137,6 +137,7 @@ func (c *Console) topicsAPI(ctx context.Context, _ *http.Request) (any, error) {
 		}
 		for cluster := range ci.ClusterAddrTable {
 			own[cluster] = true
+			own[cluster+"_REPLY_TOPIC"] = true // MixAll.getReplyTopic, made by the broker for request-reply
 		}
 	}
 	items := make([]TopicItem, len(names))

@@ -206,7 +206,7 @@ func TestConsoleAPITopics(t *testing.T) {
 	if sys, ok := kinds[e.topic]; !ok || sys {
 		t.Fatalf("topic %s: listed %v system %v in %+v", e.topic, ok, sys, list.Topics)
 	}
-	for _, s := range []string{"TBW102", "broker-a", "DefaultCluster"} {
+	for _, s := range []string{"TBW102", "broker-a", "DefaultCluster", "DefaultCluster_REPLY_TOPIC"} {
 		if !kinds[s] {
 			t.Errorf("%s not listed as a system topic", s)
 		}

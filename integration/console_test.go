@@ -1,0 +1,274 @@
+package integration
+
+// The web console (namesrv/console) in a real headless Chromium: the name
+// server serves it (consoleListenAddr), the official Go client produces and
+// consumes, and the rendered pages must show the topic and the group's lag.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2/consumer"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
+
+	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/internal/wait"
+	"github.com/rocketmq-go/rmq/namesrv"
+)
+
+// findChromium returns Debian's chromium, or skips (fails under CI).
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("chromium is required in CI for the console test (.ci/run installs Debian's chromium)")
+	}
+	t.Skip("chromium not found on PATH: install Debian's chromium (apt-get install chromium) to run the console browser test")
+	return ""
+}
+
+// chromium runs one headless Chromium on page and returns what it printed
+// (the DOM for --dump-dom). Every run has its own profile directory.
+func chromium(t *testing.T, bin string, extra ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), wait.Scale(60*time.Second))
+	defer cancel()
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=8000"}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.String())
+	}
+	return string(out)
+}
+
+// consoleEnv is a name server with its console, a broker with one 4-queue
+// topic, and a Go producer.
+func newConsoleEnv(t *testing.T) (*consumeEnv, string) {
+	t.Helper()
+	rlog.SetLogLevel("error")
+	ns := testutil.StartNamesrv(t, func(c *namesrv.NamesrvConfig) { c.ConsoleListenAddr = "127.0.0.1:0" })
+	e := &consumeEnv{t: t, nsAddr: ns.Addr().String(), topic: uniqueName("ConsoleT")}
+	e.b = testutil.StartBroker(t, e.nsAddr)
+	e.createTopic(e.b)
+	e.p = e.newProducer()
+	return e, "http://" + ns.ConsoleAddr().String() + "/"
+}
+
+func TestConsoleChromium(t *testing.T) {
+	t.Parallel()
+	bin := findChromium(t)
+	e, base := newConsoleEnv(t)
+	// 20 messages (5 a queue) the group consumes, then 8 (2 a queue) its
+	// handler holds: the committed offsets stop at 5, the lag is 8.
+	e.send("first", 20, "TagA", nil)
+	group := uniqueName("ConsoleCG")
+	release := make(chan struct{})
+	var releaseOnce sync.Once
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // before the consumer's Shutdown (cleanups run last-in first)
+	r := newReceived()
+	e.startPush(pushOpts{group: group, handler: func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+		for _, m := range msgs {
+			if strings.HasPrefix(string(m.Body), "second-") {
+				<-release
+			}
+		}
+		r.add(msgs...)
+		return consumer.ConsumeSuccess, nil
+	}}, r)
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
+	r.waitAll(t, "first", 20, 30*time.Second)
+	e.send("second", 8, "TagA", nil)
+
+	// The API first: the group's lag settles at 8 once the client commits
+	// (every 5 s).
+	testutil.Eventually(t, 30*time.Second, func() error {
+		dom := chromiumDOMNoFail(t, bin, base+"api/group?name="+url.QueryEscape(group))
+		if !strings.Contains(dom, `"totalLag":8,`) || !strings.Contains(dom, `"clientId"`) {
+			return fmt.Errorf("group answer: %.300s", dom)
+		}
+		return nil
+	})
+
+	t.Run("topics", func(t *testing.T) {
+		dom := chromium(t, bin, "--dump-dom", base+"#topics")
+		wantLoaded(t, dom, "topics")
+		if !strings.Contains(dom, `data-topic="`+e.topic+`"`) || !strings.Contains(dom, ">"+e.topic+"</a>") {
+			t.Errorf("topics page does not list %s:\n%s", e.topic, dom)
+		}
+		screenshot(t, bin, base+"#topics", "console-topics.png")
+	})
+	t.Run("topic", func(t *testing.T) {
+		dom := chromium(t, bin, "--dump-dom", base+"#topic/"+e.topic)
+		wantLoaded(t, dom, "topic")
+		wantField(t, dom, "totalMessages", "28")
+	})
+	t.Run("groups", func(t *testing.T) {
+		dom := chromium(t, bin, "--dump-dom", base+"#groups")
+		wantLoaded(t, dom, "groups")
+		row := regexp.MustCompile(`<tr data-group="` + regexp.QuoteMeta(group) + `"[^>]*>(.*?)</tr>`).FindStringSubmatch(dom)
+		if row == nil {
+			t.Fatalf("groups page has no row for %s:\n%s", group, dom)
+		}
+		if !regexp.MustCompile(`data-col="totalLag">8<`).MatchString(row[1]) || !regexp.MustCompile(`data-col="members">1<`).MatchString(row[1]) {
+			t.Errorf("group row shows no lag 8 / 1 member: %s", row[1])
+		}
+		screenshot(t, bin, base+"#groups", "console-groups.png")
+	})
+	t.Run("group", func(t *testing.T) {
+		dom := chromium(t, bin, "--dump-dom", base+"#group/"+group)
+		wantLoaded(t, dom, "group")
+		wantField(t, dom, "totalLag", "8")
+		wantField(t, dom, "members", "1")
+		for q := range 4 {
+			key := fmt.Sprintf(`data-queue="%s:broker-a:%d"`, e.topic, q)
+			row := regexp.MustCompile(regexp.QuoteMeta(key) + `>(.*?)</tr>`).FindStringSubmatch(dom)
+			if row == nil || !strings.Contains(row[1], `data-col="lag">2<`) {
+				t.Errorf("queue %d: no lag 2 in %v", q, row)
+			}
+		}
+		screenshot(t, bin, base+"#group/"+group, "console-group.png")
+	})
+	t.Run("cluster", func(t *testing.T) {
+		dom := chromium(t, bin, "--dump-dom", base+"#cluster")
+		wantLoaded(t, dom, "cluster")
+		if !strings.Contains(dom, `data-broker="broker-a:0"`) || !strings.Contains(dom, ">V4_9_8<") || !strings.Contains(dom, "<canvas") {
+			t.Errorf("cluster page lacks the broker, its version or the charts:\n%s", dom)
+		}
+		screenshot(t, bin, base+"#cluster", "console-cluster.png")
+	})
+}
+
+// Markup in message data is shown as text: never parsed, never run.
+func TestConsoleChromiumEscapesMessage(t *testing.T) {
+	t.Parallel()
+	bin := findChromium(t)
+	e, base := newConsoleEnv(t)
+	const key = `<script>document.body.setAttribute("data-pwned","1")</script>`
+	m := primitive.NewMessage(e.topic, []byte(`<img src=x onerror="document.body.setAttribute('data-pwned','2')">`))
+	m.WithKeys([]string{key})
+	m.WithProperty("note", `<b onmouseover="x()">bold</b>`)
+	m.Queue = &primitive.MessageQueue{Topic: e.topic, BrokerName: e.b.Config().BrokerName, QueueId: 0}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	res, err := e.p.SendSync(ctx, m)
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := base + "#message?" + url.Values{"topic": {e.topic}, "id": {res.OffsetMsgID}}.Encode()
+	var dom string
+	testutil.Eventually(t, 30*time.Second, func() error {
+		dom = chromiumDOMNoFail(t, bin, page)
+		if !strings.Contains(dom, `data-loaded="message"`) || !strings.Contains(dom, `data-msgid="`+res.OffsetMsgID+`"`) {
+			return errors.New("message not shown yet")
+		}
+		return nil
+	})
+	if regexp.MustCompile(`<body[^>]*data-pwned`).MatchString(dom) {
+		t.Fatalf("message data ran as script:\n%s", dom)
+	}
+	for _, want := range []string{"&lt;script&gt;document.body.setAttribute", "&lt;img src=x onerror=", "&lt;b onmouseover="} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("page does not show %q as text:\n%s", want, dom)
+		}
+	}
+	for _, bad := range []string{"<img", "<b ", "<script>document"} {
+		if strings.Contains(dom, bad) {
+			t.Errorf("page holds a %q element", bad)
+		}
+	}
+	screenshot(t, bin, page, "console-message.png")
+}
+
+// chromiumDOMNoFail dumps page, returning "" instead of failing (for polls).
+func chromiumDOMNoFail(t *testing.T, bin, page string) string {
+	ctx, cancel := context.WithTimeout(t.Context(), wait.Scale(60*time.Second))
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=8000", "--dump-dom", page).Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+func wantLoaded(t *testing.T, dom, page string) {
+	t.Helper()
+	if !strings.Contains(dom, `data-loaded="`+page+`"`) {
+		t.Fatalf("page %s did not finish loading:\n%s", page, dom)
+	}
+	if strings.Contains(dom, `data-field="error"`) {
+		t.Fatalf("page %s shows an error:\n%s", page, dom)
+	}
+}
+
+func wantField(t *testing.T, dom, field, value string) {
+	t.Helper()
+	if !strings.Contains(dom, `data-field="`+field+`">`+value+`<`) {
+		t.Errorf("field %s is not %s:\n%s", field, value, dom)
+	}
+}
+
+// screenshot saves a 1280x900 PNG of page under t.TempDir(), logs its path,
+// and copies it to $RMQ_TEST_ARTIFACTS/<test> when that is set.
+func screenshot(t *testing.T, bin, page, name string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	chromium(t, bin, "--hide-scrollbars", "--window-size=1280,900", "--screenshot="+path, page)
+	st, err := os.Stat(path)
+	if err != nil || st.Size() < 1000 {
+		t.Fatalf("screenshot %s: %v", path, err)
+	}
+	t.Logf("screenshot of %s: %s (%d bytes)", page, path, st.Size())
+	dir := os.Getenv("RMQ_TEST_ARTIFACTS")
+	if dir == "" {
+		return
+	}
+	dst := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_"), name)
+	if err := copyFile(path, dst); err != nil {
+		t.Errorf("copy screenshot: %v", err)
+		return
+	}
+	t.Logf("screenshot copied to %s", dst)
+}
+
+func copyFile(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
