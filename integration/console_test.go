@@ -6,9 +6,9 @@ package integration
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -43,21 +43,31 @@ func findChromium(t *testing.T) string {
 	return ""
 }
 
-// chromium runs one headless Chromium on page and returns what it printed
-// (the DOM for --dump-dom). Every run has its own profile directory.
-func chromium(t *testing.T, bin string, extra ...string) string {
+// render loads page in one headless Chromium run and returns the DOM once
+// the page's script has settled; with shot != "" the same run saves a
+// 1280x900 PNG screenshot under t.TempDir() (path logged, copied to
+// $RMQ_TEST_ARTIFACTS/<test>/ when that is set).
+func render(t *testing.T, bin, page, shot string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), wait.Scale(60*time.Second))
 	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=8000"}, extra...)
-	cmd := exec.CommandContext(ctx, bin, args...)
+		"--user-data-dir=" + t.TempDir(), "--virtual-time-budget=8000", "--dump-dom"}
+	var path string
+	if shot != "" {
+		path = filepath.Join(t.TempDir(), shot)
+		args = append(args, "--hide-scrollbars", "--window-size=1280,900", "--screenshot="+path)
+	}
+	cmd := exec.CommandContext(ctx, bin, append(args, page)...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("chromium %v: %v\n%s", extra, err, stderr.String())
+		t.Fatalf("chromium %s: %v\n%s", page, err, stderr.String())
+	}
+	if shot != "" {
+		keepScreenshot(t, page, path)
 	}
 	return string(out)
 }
@@ -103,28 +113,30 @@ func TestConsoleChromium(t *testing.T) {
 	// The API first: the group's lag settles at 8 once the client commits
 	// (every 5 s).
 	testutil.Eventually(t, 30*time.Second, func() error {
-		dom := chromiumDOMNoFail(t, bin, base+"api/group?name="+url.QueryEscape(group))
-		if !strings.Contains(dom, `"totalLag":8,`) || !strings.Contains(dom, `"clientId"`) {
-			return fmt.Errorf("group answer: %.300s", dom)
+		answer, err := httpGet(t, base+"api/group?name="+url.QueryEscape(group))
+		if err != nil || !strings.Contains(answer, `"totalLag":8,`) || !strings.Contains(answer, `"clientId"`) {
+			return fmt.Errorf("group answer: %.300s %v", answer, err)
 		}
 		return nil
 	})
 
 	t.Run("topics", func(t *testing.T) {
-		dom := chromium(t, bin, "--dump-dom", base+"#topics")
+		t.Parallel() // one Chromium each, side by side
+		dom := render(t, bin, base+"#topics", "console-topics.png")
 		wantLoaded(t, dom, "topics")
 		if !strings.Contains(dom, `data-topic="`+e.topic+`"`) || !strings.Contains(dom, ">"+e.topic+"</a>") {
 			t.Errorf("topics page does not list %s:\n%s", e.topic, dom)
 		}
-		screenshot(t, bin, base+"#topics", "console-topics.png")
 	})
 	t.Run("topic", func(t *testing.T) {
-		dom := chromium(t, bin, "--dump-dom", base+"#topic/"+e.topic)
+		t.Parallel() // one Chromium each, side by side
+		dom := render(t, bin, base+"#topic/"+e.topic, "")
 		wantLoaded(t, dom, "topic")
 		wantField(t, dom, "totalMessages", "28")
 	})
 	t.Run("groups", func(t *testing.T) {
-		dom := chromium(t, bin, "--dump-dom", base+"#groups")
+		t.Parallel() // one Chromium each, side by side
+		dom := render(t, bin, base+"#groups", "console-groups.png")
 		wantLoaded(t, dom, "groups")
 		row := regexp.MustCompile(`<tr data-group="` + regexp.QuoteMeta(group) + `"[^>]*>(.*?)</tr>`).FindStringSubmatch(dom)
 		if row == nil {
@@ -133,10 +145,10 @@ func TestConsoleChromium(t *testing.T) {
 		if !regexp.MustCompile(`data-col="totalLag">8<`).MatchString(row[1]) || !regexp.MustCompile(`data-col="members">1<`).MatchString(row[1]) {
 			t.Errorf("group row shows no lag 8 / 1 member: %s", row[1])
 		}
-		screenshot(t, bin, base+"#groups", "console-groups.png")
 	})
 	t.Run("group", func(t *testing.T) {
-		dom := chromium(t, bin, "--dump-dom", base+"#group/"+group)
+		t.Parallel() // one Chromium each, side by side
+		dom := render(t, bin, base+"#group/"+group, "console-group.png")
 		wantLoaded(t, dom, "group")
 		wantField(t, dom, "totalLag", "8")
 		wantField(t, dom, "members", "1")
@@ -147,15 +159,14 @@ func TestConsoleChromium(t *testing.T) {
 				t.Errorf("queue %d: no lag 2 in %v", q, row)
 			}
 		}
-		screenshot(t, bin, base+"#group/"+group, "console-group.png")
 	})
 	t.Run("cluster", func(t *testing.T) {
-		dom := chromium(t, bin, "--dump-dom", base+"#cluster")
+		t.Parallel() // one Chromium each, side by side
+		dom := render(t, bin, base+"#cluster", "console-cluster.png")
 		wantLoaded(t, dom, "cluster")
 		if !strings.Contains(dom, `data-broker="broker-a:0"`) || !strings.Contains(dom, ">V4_9_8<") || !strings.Contains(dom, "<canvas") {
 			t.Errorf("cluster page lacks the broker, its version or the charts:\n%s", dom)
 		}
-		screenshot(t, bin, base+"#cluster", "console-cluster.png")
 	})
 }
 
@@ -176,14 +187,18 @@ func TestConsoleChromiumEscapesMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := base + "#message?" + url.Values{"topic": {e.topic}, "id": {res.OffsetMsgID}}.Encode()
-	var dom string
-	testutil.Eventually(t, 30*time.Second, func() error {
-		dom = chromiumDOMNoFail(t, bin, page)
-		if !strings.Contains(dom, `data-loaded="message"`) || !strings.Contains(dom, `data-msgid="`+res.OffsetMsgID+`"`) {
-			return errors.New("message not shown yet")
+	testutil.Eventually(t, 10*time.Second, func() error {
+		answer, err := httpGet(t, base+"api/message?"+url.Values{"topic": {e.topic}, "id": {res.OffsetMsgID}}.Encode())
+		if err != nil || !strings.Contains(answer, res.OffsetMsgID) {
+			return fmt.Errorf("message answer: %.300s %v", answer, err)
 		}
 		return nil
 	})
+	dom := render(t, bin, page, "console-message.png")
+	wantLoaded(t, dom, "message")
+	if !strings.Contains(dom, `data-msgid="`+res.OffsetMsgID+`"`) {
+		t.Fatalf("message %s not shown:\n%s", res.OffsetMsgID, dom)
+	}
 	if regexp.MustCompile(`<body[^>]*data-pwned`).MatchString(dom) {
 		t.Fatalf("message data ran as script:\n%s", dom)
 	}
@@ -197,20 +212,24 @@ func TestConsoleChromiumEscapesMessage(t *testing.T) {
 			t.Errorf("page holds a %q element", bad)
 		}
 	}
-	screenshot(t, bin, page, "console-message.png")
 }
 
-// chromiumDOMNoFail dumps page, returning "" instead of failing (for polls).
-func chromiumDOMNoFail(t *testing.T, bin, page string) string {
-	ctx, cancel := context.WithTimeout(t.Context(), wait.Scale(60*time.Second))
-	defer cancel()
-	out, err := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=8000", "--dump-dom", page).Output()
+// httpGet returns the body of a 200 answer.
+func httpGet(t *testing.T, u string) (string, error) {
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, u, nil)
 	if err != nil {
-		return ""
+		return "", err
 	}
-	return string(out)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("status %d", resp.StatusCode)
+	}
+	return string(b), err
 }
 
 func wantLoaded(t *testing.T, dom, page string) {
@@ -230,12 +249,10 @@ func wantField(t *testing.T, dom, field, value string) {
 	}
 }
 
-// screenshot saves a 1280x900 PNG of page under t.TempDir(), logs its path,
-// and copies it to $RMQ_TEST_ARTIFACTS/<test> when that is set.
-func screenshot(t *testing.T, bin, page, name string) {
+// keepScreenshot checks the PNG at path, logs it and copies it to
+// $RMQ_TEST_ARTIFACTS/<test>/ when that is set.
+func keepScreenshot(t *testing.T, page, path string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	chromium(t, bin, "--hide-scrollbars", "--window-size=1280,900", "--screenshot="+path, page)
 	st, err := os.Stat(path)
 	if err != nil || st.Size() < 1000 {
 		t.Fatalf("screenshot %s: %v", path, err)
@@ -245,7 +262,7 @@ func screenshot(t *testing.T, bin, page, name string) {
 	if dir == "" {
 		return
 	}
-	dst := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_"), name)
+	dst := filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_"), filepath.Base(path))
 	if err := copyFile(path, dst); err != nil {
 		t.Errorf("copy screenshot: %v", err)
 		return
