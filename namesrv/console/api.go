@@ -217,7 +217,7 @@ type GroupItem struct {
 }
 
 func (c *Console) groupsAPI(ctx context.Context, _ *http.Request) (any, error) {
-	items, err := c.groups(ctx, true)
+	items, err := c.groups(ctx, true, -1)
 	if err != nil {
 		return nil, err
 	}
@@ -225,9 +225,9 @@ func (c *Console) groupsAPI(ctx context.Context, _ *http.Request) (any, error) {
 }
 
 // groups lists the subscription groups of every broker group; for the
-// groups that are not the brokers' own it adds members, lag and TPS
-// (members only when withMembers).
-func (c *Console) groups(ctx context.Context, withMembers bool) ([]GroupItem, error) {
+// groups that are not the brokers' own (the first limit of them by name
+// when limit >= 0) it adds lag and TPS, and members when withMembers.
+func (c *Console) groups(ctx context.Context, withMembers bool, limit int) ([]GroupItem, error) {
 	a := c.admin()
 	ci, err := a.ClusterInfo(ctx)
 	if err != nil {
@@ -260,11 +260,14 @@ func (c *Console) groups(ctx context.Context, withMembers bool) ([]GroupItem, er
 		items = append(items, GroupItem{Name: g, System: admin.IsSystemGroup(g)})
 	}
 	slices.SortFunc(items, func(x, y GroupItem) int { return cmp.Compare(x.Name, y.Name) })
-	each(len(items), func(i int) {
-		it := &items[i]
-		if it.System {
-			return
+	var todo []*GroupItem
+	for i := range items {
+		if !items[i].System && (limit < 0 || len(todo) < limit) {
+			todo = append(todo, &items[i])
 		}
+	}
+	each(len(todo), func(i int) {
+		it := todo[i]
 		cs, err := a.ConsumeStats(ctx, it.Name, "")
 		switch {
 		case err == nil:

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// maxSampledGroups bounds the groups whose lag one sample asks for.
+// maxSampledGroups bounds the groups whose lag one sample asks for (the
+// first ones by name); the /api/groups page itself asks for all.
 const maxSampledGroups = 100
 
 // Point is one sample of the live charts.
@@ -63,14 +64,12 @@ func (c *Console) takeSample(ctx context.Context) {
 		p.PutTps += b.PutTps
 		p.GetTps += b.GetTps
 	}
-	groups, err := c.groups(ctx, false)
+	groups, err := c.groups(ctx, false, maxSampledGroups)
 	if err == nil {
-		n := 0
 		for _, g := range groups {
-			if g.System || g.Error != "" || n == maxSampledGroups {
+			if g.System || g.Error != "" || len(p.GroupLag) == maxSampledGroups {
 				continue
 			}
-			n++
 			p.GroupLag[g.Name] = g.TotalLag
 			p.Lag += g.TotalLag
 		}
