@@ -13,6 +13,8 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 func newConsoleNamesrv(t *testing.T, listen, consoleAddr, tlsMode string) *Namesrv {
@@ -93,5 +95,16 @@ func TestNamesrvConsoleOffByDefault(t *testing.T) {
 	ns := startNamesrv(t, nil)
 	if ns.ConsoleAddr() != nil || ns.Config().ConsoleListenAddr != "" {
 		t.Fatalf("console on by default: %v", ns.ConsoleAddr())
+	}
+}
+
+// UPDATE_NAMESRV_CONFIG cannot switch the console on (or move it).
+func TestNamesrvConsoleNotRemotelyConfigurable(t *testing.T) {
+	ns := startNamesrv(t, nil)
+	c := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	resp := invoke(t, c, ns.Addr().String(), codec.NewRequest(code.UpdateNamesrvConfig, nil, []byte("consoleListenAddr=0.0.0.0:8080\n")))
+	if resp.Code != code.NoPermission || ns.Config().ConsoleListenAddr != "" {
+		t.Fatalf("update: %d %q, config %q", resp.Code, resp.Remark, ns.Config().ConsoleListenAddr)
 	}
 }
