@@ -130,7 +130,7 @@ func TestConsoleChromium(t *testing.T) {
 	})
 	t.Run("topic", func(t *testing.T) {
 		t.Parallel() // one Chromium each, side by side
-		dom := render(t, bin, base+"#topic/"+e.topic, "")
+		dom := render(t, bin, base+"#topic/"+e.topic, "console-topic.png")
 		wantLoaded(t, dom, "topic")
 		wantField(t, dom, "totalMessages", "28")
 	})
