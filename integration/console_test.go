@@ -95,7 +95,6 @@ func TestConsoleChromium(t *testing.T) {
 	group := uniqueName("ConsoleCG")
 	release := make(chan struct{})
 	var releaseOnce sync.Once
-	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // before the consumer's Shutdown (cleanups run last-in first)
 	r := newReceived()
 	e.startPush(pushOpts{group: group, handler: func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
 		for _, m := range msgs {
@@ -106,6 +105,8 @@ func TestConsoleChromium(t *testing.T) {
 		r.add(msgs...)
 		return consumer.ConsumeSuccess, nil
 	}}, r)
+	// Registered after startPush's, so it runs first: the held handlers
+	// return before the consumer shuts down.
 	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
 	r.waitAll(t, "first", 20, 30*time.Second)
 	e.send("second", 8, "TagA", nil)

@@ -222,5 +222,3 @@ func (c *Console) Shutdown(ctx context.Context) error {
 	}
 	return errors.Join(err, c.rc.Shutdown(ctx))
 }
-
-func zapErr(err error) zap.Field { return zap.Error(err) }

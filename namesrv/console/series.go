@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"go.uber.org/zap"
 )
 
 // maxSampledGroups bounds the groups whose lag one sample asks for (the
@@ -56,7 +58,7 @@ func (c *Console) takeSample(ctx context.Context) {
 	defer cancel()
 	cl, err := c.cluster(ctx)
 	if err != nil {
-		c.lg.Debug("console sample failed", zapErr(err))
+		c.lg.Debug("console sample failed", zap.Error(err))
 		return
 	}
 	p := Point{T: time.Now().UnixMilli(), GroupLag: map[string]int64{}}
