@@ -5,7 +5,7 @@
 
 const view = document.getElementById("view");
 const statusEl = document.getElementById("status");
-let timer = null; // the current page's refresh interval
+let timer = null; // the current page's next chart refresh
 let seq = 0;      // render generation: a stale fetch never draws
 
 // el builds an element; string children become text nodes.
@@ -88,18 +88,21 @@ function chart(title, times, lines) {
   return el("div", { class: "chart" }, el("div", { class: "title" }, title), c);
 }
 
-// liveCharts refreshes the charts holder every sampling interval.
+// liveCharts redraws the charts holder at the server's sampling interval.
 function liveCharts(holder, make) {
+  const my = seq;
   const draw = async () => {
+    let every = 5000;
     try {
       const s = await getJSON("/api/series");
+      every = Math.max(1000, s.intervalMs || every);
       holder.replaceChildren(...make(s.points.map((p) => p.t), s.points));
     } catch (e) {
       holder.replaceChildren(el("p", { class: "error" }, "charts: " + e.message));
     }
+    if (my === seq) timer = setTimeout(draw, every);
   };
   draw();
-  timer = setInterval(draw, 5000);
 }
 
 const pages = {
@@ -162,7 +165,7 @@ const pages = {
         { key: "minOffset", label: "Min offset", num: true, fmt: fmt.int },
         { key: "maxOffset", label: "Max offset", num: true, fmt: fmt.int },
         { key: "messages", label: "Messages", num: true, fmt: fmt.int },
-        { key: "lastUpdateTimestamp", label: "Last update", fmt: fmt.time },
+        { key: "lastUpdateTimestamp", label: "Last update (UTC)", fmt: fmt.time },
       ], t.queues, (q) => ({ "data-queue": q.brokerName + ":" + q.queueId })),
       el("h2", {}, "Route"),
       table([
@@ -212,7 +215,7 @@ const pages = {
         { key: "brokerOffset", label: "Broker offset", num: true, fmt: fmt.int },
         { key: "consumerOffset", label: "Consumer offset", num: true, fmt: fmt.int },
         { key: "lag", label: "Lag", num: true, fmt: fmt.int, cls: (q) => (q.lag > 0 ? "lag-high" : "") },
-        { key: "lastTimestamp", label: "Last consumed", fmt: fmt.time },
+        { key: "lastTimestamp", label: "Last consumed (UTC)", fmt: fmt.time },
       ], g.queues, (q) => ({ "data-queue": q.topic + ":" + q.brokerName + ":" + q.queueId })),
       el("h2", {}, "Members"),
       table([
@@ -254,7 +257,7 @@ function messageView(m) {
   const fields = [
     ["Topic", m.topic], ["Message id", m.msgId], ["Client id", m.uniqKey], ["Tags", m.tags], ["Keys", m.keys],
     ["Queue", m.queueId], ["Queue offset", m.queueOffset], ["Commit log offset", m.commitLogOffset],
-    ["Born", fmt.time(m.bornTimestamp) + " from " + m.bornHost], ["Stored", fmt.time(m.storeTimestamp) + " on " + m.storeHost],
+    ["Born (UTC)", fmt.time(m.bornTimestamp) + " from " + m.bornHost], ["Stored (UTC)", fmt.time(m.storeTimestamp) + " on " + m.storeHost],
     ["Reconsume times", m.reconsumeTimes], ["Body size", m.bodySize],
   ];
   const props = Object.keys(m.properties).sort().map((k) => ({ name: k, value: m.properties[k] }));
@@ -273,7 +276,7 @@ function messageView(m) {
 
 async function route() {
   const my = ++seq;
-  if (timer) { clearInterval(timer); timer = null; }
+  if (timer) { clearTimeout(timer); timer = null; }
   const h = location.hash.slice(1) || "cluster";
   const qi = h.indexOf("?");
   const path = qi >= 0 ? h.slice(0, qi) : h;
