@@ -88,6 +88,8 @@ func New(cfg Config, lg *zap.Logger) (*Console, error) {
 	c.http = &http.Server{
 		Handler:           c.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          zap.NewStdLog(lg.Named("http")),
 	}
 	c.sample = service.New("consoleSampler", cfg.SampleInterval, c.takeSample)
