@@ -33,6 +33,9 @@ type NamesrvConfig struct {
 	ScanNotActiveBrokerInterval int64 `prop:"scanNotActiveBrokerInterval"`
 	// BrokerChannelExpiredTime (ms): 4.9.8's BROKER_CHANNEL_EXPIRED_TIME 120000 made configurable.
 	BrokerChannelExpiredTime int64 `prop:"brokerChannelExpiredTime"`
+	// ConsoleListenAddr (our extension, no Java key): the web console's
+	// HTTP address, e.g. 127.0.0.1:8080; empty (default) = no console.
+	ConsoleListenAddr string `prop:"consoleListenAddr"`
 
 	// ProductEnvNamesrvAddr lists (";"-separated) the name servers that
 	// clusterTest mode falls back to for unknown topics: the DefaultMQAdminExt

@@ -37,6 +37,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	printAll := fs.Bool("p", false, "Print all config items")
 	printImportant := fs.Bool("m", false, "Print important config items")
 	nsAddr := fs.String("n", "", "Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876")
+	consoleAddr := fs.String("console", "", "Serve the read-only web console on this address, eg: 127.0.0.1:8080 (consoleListenAddr)")
 	args, defines := props.SplitDefines(args)
 	logOpts := logging.Options{Role: logging.RoleNamesrv, Stderr: stderr}
 	logOpts.RegisterFlags(fs)
@@ -56,6 +57,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	tlsconfig.Apply(netty.TLS, defines, stderr)
 	logOpts.ApplyFile(fileLogs, fs)
+	if *consoleAddr != "" {
+		cfg.ConsoleListenAddr = *consoleAddr
+	}
 	if *printAll || *printImportant {
 		props.Print(stdout, *printImportant && !*printAll, cfg, netty)
 		return 0
@@ -104,6 +108,9 @@ func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, filePr
 		return 255
 	}
 	fmt.Fprintln(stdout, "The Name Server boot success. serializeType=JSON")
+	if a := ns.ConsoleAddr(); a != nil {
+		fmt.Fprintf(stdout, "Console on http://%s/\n", a)
+	}
 	if started != nil {
 		started(ns)
 	}
