@@ -162,13 +162,17 @@ func init() {
 func (h *AlterSyncStateSetRequestHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *AlterSyncStateSetRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *AlterSyncStateSetRequestHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *AlterSyncStateSetResponseHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *AlterSyncStateSetResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *AlterSyncStateSetResponseHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *ElectMasterRequestHeader) ToExtFields() map[string]string { return encode(h) }
@@ -186,25 +190,33 @@ func (h *ElectMasterResponseHeader) FromExtFields(ext map[string]string) error {
 func (h *RegisterBrokerToControllerRequestHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *RegisterBrokerToControllerRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *RegisterBrokerToControllerRequestHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *RegisterBrokerToControllerResponseHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *RegisterBrokerToControllerResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *RegisterBrokerToControllerResponseHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *GetReplicaInfoRequestHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *GetReplicaInfoRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *GetReplicaInfoRequestHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *GetReplicaInfoResponseHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *GetReplicaInfoResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *GetReplicaInfoResponseHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *GetMetaDataResponseHeader) ToExtFields() map[string]string { return encode(h) }
@@ -216,34 +228,46 @@ func (h *GetMetaDataResponseHeader) FromExtFields(ext map[string]string) error {
 func (h *NotifyBrokerRoleChangedRequestHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *NotifyBrokerRoleChangedRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *NotifyBrokerRoleChangedRequestHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *CleanControllerBrokerDataRequestHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *CleanControllerBrokerDataRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *CleanControllerBrokerDataRequestHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *GetNextBrokerIdRequestHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *GetNextBrokerIdRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *GetNextBrokerIdRequestHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *GetNextBrokerIdResponseHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *GetNextBrokerIdResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *GetNextBrokerIdResponseHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *ApplyBrokerIdRequestHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *ApplyBrokerIdRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *ApplyBrokerIdRequestHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *ApplyBrokerIdResponseHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *ApplyBrokerIdResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *ApplyBrokerIdResponseHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
