@@ -81,7 +81,7 @@ func (c *Controller) schedule() {
 }
 
 func (c *Controller) runRequest(req *request) *Result {
-	if !c.leaderReady.Load() {
+	if !c.leaderReady.Load() || c.raft.State() != raft.Leader {
 		return notLeader()
 	}
 	var r *Result
