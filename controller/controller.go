@@ -225,6 +225,11 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 	if c.server != nil {
 		errs = append(errs, c.server.Shutdown(ctx))
 	}
+	// Stopping Raft first ends a scheduler wait on a commit and the
+	// leadership watcher's barrier.
+	if c.raft != nil {
+		errs = append(errs, c.raft.Shutdown().Error())
+	}
 	done := make(chan struct{})
 	go func() { c.wg.Wait(); close(done) }()
 	select {
@@ -242,7 +247,7 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 func (c *Controller) release() error {
 	var errs []error
 	if c.raft != nil {
-		errs = append(errs, c.raft.Shutdown().Error())
+		errs = append(errs, c.raft.Shutdown().Error()) // a no-op when already shut down
 	}
 	if c.transport != nil {
 		errs = append(errs, c.transport.Close())
