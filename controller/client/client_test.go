@@ -202,3 +202,26 @@ func TestControllerClientNoLeader(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestControllerClientMetadataError: a GET_METADATA_INFO answer other than
+// SUCCESS (a name server without the controller answers
+// REQUEST_CODE_NOT_SUPPORTED) is an error, not an empty leader.
+func TestControllerClientMetadataError(t *testing.T) {
+	cfg := remoting.NewNettyServerConfig()
+	cfg.ListenAddr = "127.0.0.1:0"
+	srv, err := remoting.NewServer(cfg, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	rc := remoting.NewClient(nil, zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
+	cc := New(rc, []string{srv.Addr().String()}, nil)
+	var re *remoting.Error
+	if _, err := cc.GetMetaData(t.Context(), srv.Addr().String()); !errors.As(err, &re) || re.Code != code.RequestCodeNotSupported {
+		t.Fatalf("err = %v", err)
+	}
+}
