@@ -111,3 +111,74 @@ func mustPort(t *testing.T, addr string) int {
 	}
 	return a.Port
 }
+
+// TestNamesrvCmdThreeEmbeddedControllers is Apache's
+// cluster-3n-namesrv-plugin layout: three name servers, each embedding one
+// controller of a three-peer group; they elect one leader that all three
+// name, and it serves the controller API.
+func TestNamesrvCmdThreeEmbeddedControllers(t *testing.T) {
+	peers := []string{freePort(t), freePort(t), freePort(t)}
+	peerList := fmt.Sprintf("n0-%s;n1-%s;n2-%s", peers[0], peers[1], peers[2])
+	started := make(chan *controller.Controller, 3)
+	startedController = func(c *controller.Controller) { started <- c }
+	t.Cleanup(func() { startedController = nil })
+	stop := make(chan struct{})
+	done := make(chan int, 3)
+	for i := range peers {
+		dir := t.TempDir()
+		conf := filepath.Join(dir, fmt.Sprintf("namesrv-n%d.conf", i))
+		content := fmt.Sprintf("listenPort = 0\nenableControllerInNamesrv = true\ncontrollerDLegerGroup = group1\n"+
+			"controllerDLegerPeers = %s\ncontrollerDLegerSelfId = n%d\ncontrollerStorePath = %s\nkvConfigPath = %s\n",
+			peerList, i, filepath.Join(dir, "ctl"), filepath.Join(dir, "kv.json"))
+		if err := os.WriteFile(conf, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			var out, logs testutil.SyncBuffer
+			done <- run([]string{"-c", conf}, &out, &logs, stop)
+		}()
+	}
+	for range peers {
+		select {
+		case <-started:
+		case rc := <-done:
+			t.Fatalf("a name server exited rc=%d", rc)
+		case <-time.After(30 * time.Second):
+			t.Fatal("controllers did not start")
+		}
+	}
+	rc := remoting.NewClient(nil, nil)
+	defer func() { _ = rc.Shutdown(context.Background()) }()
+	cc := client.New(rc, peers, nil)
+	testutil.Eventually(t, 30*time.Second, func() error {
+		leaders := map[string]bool{}
+		for _, p := range peers {
+			md, err := cc.GetMetaData(t.Context(), p)
+			if err != nil {
+				return err
+			}
+			if md.ControllerLeaderAddress == "" {
+				return fmt.Errorf("%s knows no leader yet", p)
+			}
+			leaders[md.ControllerLeaderAddress] = true
+		}
+		if len(leaders) != 1 {
+			return fmt.Errorf("leaders disagree: %v", leaders)
+		}
+		return nil
+	})
+	if id, err := cc.GetNextBrokerID(t.Context(), "DefaultCluster", "broker-a"); err != nil || id != 1 {
+		t.Fatalf("next broker id = %d, %v", id, err)
+	}
+	close(stop)
+	for range peers {
+		select {
+		case rc := <-done:
+			if rc != 0 {
+				t.Fatalf("rc=%d", rc)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no exit")
+		}
+	}
+}
