@@ -187,8 +187,13 @@ func (c *Controller) startServer() error {
 	return srv.Start()
 }
 
-// Addr is the address the controller listens on (valid after Start).
-func (c *Controller) Addr() net.Addr { return c.mux.ln.Addr() }
+// Addr is the address the controller listens on (nil before Start).
+func (c *Controller) Addr() net.Addr {
+	if c.mux == nil {
+		return nil
+	}
+	return c.mux.ln.Addr()
+}
 
 // SelfID is this node's controllerDLegerSelfId.
 func (c *Controller) SelfID() string { return c.self.ID }
@@ -302,19 +307,23 @@ func (c *Controller) watchLeadership() {
 	}
 }
 
-// hcLog adapts hashicorp's hclog to zap: raft's lines are logged at Info
-// (or Warn/Error when hclog tags them so).
+// hcWriter adapts hashicorp's hclog to zap: each raft line becomes one
+// entry "raft" with the line in field "line", at the line's level.
 type hcWriter struct{ lg *zap.Logger }
 
 func (w hcWriter) Write(p []byte) (int, error) {
 	s := strings.TrimSpace(string(p))
-	switch {
-	case strings.Contains(s, "[ERROR]"):
-		w.lg.Error(s)
-	case strings.Contains(s, "[WARN]"):
-		w.lg.Warn(s)
+	level, rest, _ := strings.Cut(s, "]")
+	line := zap.String("line", strings.TrimSpace(rest))
+	switch strings.TrimPrefix(level, "[") {
+	case "ERROR":
+		w.lg.Error("raft", line)
+	case "WARN":
+		w.lg.Warn("raft", line)
+	case "DEBUG", "TRACE":
+		w.lg.Debug("raft", line)
 	default:
-		w.lg.Info(s)
+		w.lg.Info("raft", line)
 	}
 	return len(p), nil
 }
