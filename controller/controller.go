@@ -37,7 +37,9 @@ const raftApplyTimeout = 5 * time.Second
 // API on this peer's address, broker heartbeats, the inactive-master scan
 // and role-change notifications. See doc.go.
 type Controller struct {
-	cfg   *Config
+	cfg   *Config                // as started; never changed (static settings)
+	live  atomic.Pointer[Config] // current settings, swapped by UpdateConfig
+	cfgMu sync.Mutex             // serialises UpdateConfig (held across its persist)
 	lg    *zap.Logger
 	self  Peer
 	peers []Peer
@@ -76,6 +78,7 @@ func New(cfg *Config, lg *zap.Logger) (*Controller, error) {
 		fsm: NewFSM(lg.Named("fsm")), hb: NewHeartbeatManager(nil),
 		reqCh: make(chan *request, 1024), stopCh: make(chan struct{})}
 	c.policy = ElectPolicy{Alive: c.hb.IsActive, LiveInfo: c.hb.LiveInfo}
+	c.live.Store(cfg)
 	return c, nil
 }
 

@@ -1,13 +1,18 @@
 package controller_test
 
 import (
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rocketmq-go/rmq/controller"
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 )
 
@@ -62,5 +67,53 @@ func TestControllerNoInSyncCandidate(t *testing.T) {
 				t.Fatalf("master after broker-triggered election: %+v", st2)
 			}
 		})
+	}
+}
+
+// TestControllerUpdateConfigThenForceElect is 5.x's operator way out when no
+// SyncStateSet member survives: updateControllerConfig
+// enableElectUncleanMaster=true, then electMaster naming a live replica.
+// Before the update the designated replica is refused.
+func TestControllerUpdateConfigThenForceElect(t *testing.T) {
+	cl := testutil.StartControllers(t, 1, func(c *controller.Config) {
+		c.ConfigStorePath = filepath.Join(t.TempDir(), "controller.properties")
+	})
+	leader := cl.Leader(t)
+	var epoch atomic.Int32
+	b1, b2 := startFakeBroker(t, cl), startFakeBroker(t, cl)
+	b1.register(t)
+	b2.register(t)
+	b1.heartbeatLoop(&epoch)
+	b2.heartbeatLoop(&epoch)
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if !leader.Heartbeats().IsActive("DefaultCluster", "broker-a", 2) || !leader.Heartbeats().IsActive("DefaultCluster", "broker-a", 1) {
+			return fmt.Errorf("heartbeats not seen")
+		}
+		return nil
+	})
+	if _, err := b1.cc.ElectMaster(t.Context(), "DefaultCluster", "broker-a", 1, false); err != nil {
+		t.Fatal(err)
+	}
+	b1.kill()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if _, st, _ := groupOf(leader, "broker-a"); st.MasterBrokerID != nil {
+			return fmt.Errorf("master still %d", *st.MasterBrokerID)
+		}
+		return nil
+	})
+	var re *remoting.Error
+	if _, err := b2.cc.ElectMaster(t.Context(), "DefaultCluster", "broker-a", 2, true); !errors.As(err, &re) || re.Code != code.ControllerElectMasterFailed {
+		t.Fatalf("designated replica outside the set, clean mode: %v", err)
+	}
+	if err := leader.UpdateConfig(map[string]string{"enableElectUncleanMaster": "true"}); err != nil {
+		t.Fatal(err)
+	}
+	el, err := b2.cc.ElectMaster(t.Context(), "DefaultCluster", "broker-a", 2, true)
+	if err != nil || el.Code != code.Success || *el.Header.MasterBrokerID != 2 {
+		t.Fatalf("forced unclean election: %+v %v", el, err)
+	}
+	saved, err := os.ReadFile(leader.ConfigStorePath())
+	if err != nil || !strings.Contains(string(saved), "enableElectUncleanMaster=true\n") {
+		t.Fatalf("config not persisted: %v %s", err, saved)
 	}
 }
