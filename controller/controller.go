@@ -153,6 +153,9 @@ func (c *Controller) startRaft() error {
 	if c.cfg.RaftLeaderLeaseTimeout > 0 {
 		rc.LeaderLeaseTimeout = c.cfg.RaftLeaderLeaseTimeout
 	}
+	if c.cfg.RaftTrailingLogs > 0 {
+		rc.TrailingLogs = c.cfg.RaftTrailingLogs
+	}
 	existing, err := raft.HasExistingState(store, store, snaps)
 	if err != nil {
 		return fmt.Errorf("controller: read raft state: %w", err)
@@ -215,6 +218,15 @@ func (c *Controller) Leader() (id, addr string) {
 
 // FSM exposes the replicated state for reading (tests, admin).
 func (c *Controller) FSM() *FSM { return c.fsm }
+
+// Snapshot makes Raft snapshot the state now and compact its log (down to
+// the trailing entries).
+func (c *Controller) Snapshot() error {
+	if c.raft == nil {
+		return errors.New("controller: not started")
+	}
+	return c.raft.Snapshot().Error()
+}
 
 // Heartbeats exposes the liveness table.
 func (c *Controller) Heartbeats() *HeartbeatManager { return c.hb }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,9 +17,14 @@ import (
 )
 
 // TestControllerRestartKeepsState: a single controller stopped and started
-// again on the same controllerStorePath recovers the replicated state from
-// its Raft log (BoltDB) and snapshot.
+// again on the same controllerStorePath recovers the replicated state, by
+// replaying its Raft log (BoltDB) or from a snapshot that compacted the log.
 func TestControllerRestartKeepsState(t *testing.T) {
+	t.Run("log", func(t *testing.T) { testControllerRestart(t, false) })
+	t.Run("snapshot", func(t *testing.T) { testControllerRestart(t, true) })
+}
+
+func testControllerRestart(t *testing.T, snapshot bool) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -33,6 +39,7 @@ func TestControllerRestartKeepsState(t *testing.T) {
 		cfg.ControllerStorePath = dir
 		cfg.Listener = l
 		cfg.RaftHeartbeatTimeout, cfg.RaftElectionTimeout, cfg.RaftLeaderLeaseTimeout = 300*time.Millisecond, 300*time.Millisecond, 150*time.Millisecond
+		cfg.RaftTrailingLogs = 1
 		return cfg
 	}
 	start := func(cfg *controller.Config) *controller.Controller {
@@ -61,6 +68,14 @@ func TestControllerRestartKeepsState(t *testing.T) {
 	for i, a := range []string{"127.0.0.1:30911", "127.0.0.1:30921"} {
 		if err := cc.ApplyBrokerID(t.Context(), "DefaultCluster", "broker-a", int64(i+1), a+";1"); err != nil {
 			t.Fatal(err)
+		}
+	}
+	if snapshot {
+		if err := c.Snapshot(); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := filepath.Glob(filepath.Join(dir, "n0", "snapshots", "*", "state.bin")); len(n) != 1 {
+			t.Fatalf("snapshots: %v", n)
 		}
 	}
 	if err := c.Shutdown(t.Context()); err != nil {
