@@ -51,7 +51,6 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 			fmt.Fprintln(stderr, err)
 			return 255
 		}
-		cfg.ConfigStorePath = *confFile
 		fmt.Fprintf(stdout, "load config properties file OK, %s\n", *confFile)
 	}
 	logOpts.ApplyFile(fileLogs, fs)
