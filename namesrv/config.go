@@ -37,6 +37,11 @@ type NamesrvConfig struct {
 	// HTTP address, e.g. 127.0.0.1:8080; empty (default) = no console.
 	ConsoleListenAddr string `prop:"consoleListenAddr"`
 
+	// EnableControllerInNamesrv: 5.x key, default false; true runs the
+	// controller (package controller) in the name server's process,
+	// configured by the same file's controller keys.
+	EnableControllerInNamesrv bool `prop:"enableControllerInNamesrv"`
+
 	// ProductEnvNamesrvAddr lists (";"-separated) the name servers that
 	// clusterTest mode falls back to for unknown topics: the DefaultMQAdminExt
 	// of ClusterTestRequestProcessor reads env NAMESRV_ADDR. Not a Java key.
