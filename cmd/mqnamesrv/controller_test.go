@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -123,7 +124,17 @@ func TestNamesrvCmdThreeEmbeddedControllers(t *testing.T) {
 	startedController = func(c *controller.Controller) { started <- c }
 	t.Cleanup(func() { startedController = nil })
 	stop := make(chan struct{})
+	stopAll := sync.OnceFunc(func() { close(stop) })
 	done := make(chan int, 3)
+	exited := 0
+	// A failing check must not leave name servers running into the next
+	// test: they read the package's started hooks.
+	t.Cleanup(func() {
+		stopAll()
+		for ; exited < len(peers); exited++ {
+			<-done
+		}
+	})
 	for i := range peers {
 		dir := t.TempDir()
 		conf := filepath.Join(dir, fmt.Sprintf("namesrv-n%d.conf", i))
@@ -142,6 +153,7 @@ func TestNamesrvCmdThreeEmbeddedControllers(t *testing.T) {
 		select {
 		case <-started:
 		case rc := <-done:
+			exited++
 			t.Fatalf("a name server exited rc=%d", rc)
 		case <-time.After(30 * time.Second):
 			t.Fatal("controllers did not start")
@@ -170,10 +182,11 @@ func TestNamesrvCmdThreeEmbeddedControllers(t *testing.T) {
 	if id, err := cc.GetNextBrokerID(t.Context(), "DefaultCluster", "broker-a"); err != nil || id != 1 {
 		t.Fatalf("next broker id = %d, %v", id, err)
 	}
-	close(stop)
+	stopAll()
 	for range peers {
 		select {
 		case rc := <-done:
+			exited++
 			if rc != 0 {
 				t.Fatalf("rc=%d", rc)
 			}

@@ -144,12 +144,28 @@ func (c *Client) invoke(ctx context.Context, addr string, req *codec.RemotingCom
 	return c.rc.InvokeSync(ctx, addr, req)
 }
 
+// leaderAttempts bounds toLeader's tries. A node that Raft has just made
+// leader answers CONTROLLER_NOT_LEADER until its leadership barrier commits,
+// while every peer already names it, so a retry needs a pause, not only a
+// fresh leader address.
+const leaderAttempts = 6
+
 // toLeader sends a request built by mk to the leader and returns a SUCCESS
 // answer, or the answer's code as a *remoting.Error. On CONTROLLER_NOT_LEADER
-// or a transport error it refreshes the leader and tries once more.
+// or a transport error it refreshes the leader and tries again after a short
+// backoff (50 ms doubling), at most leaderAttempts times within ctx.
 func (c *Client) toLeader(ctx context.Context, mk func() *codec.RemotingCommand, ok ...int32) (*codec.RemotingCommand, error) {
 	var lastErr error
-	for attempt := 0; attempt < 2; attempt++ {
+	pause := 50 * time.Millisecond
+	for attempt := 0; attempt < leaderAttempts; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+				return nil, errors.Join(lastErr, ctx.Err())
+			case <-time.After(pause):
+			}
+			pause *= 2
+		}
 		addr, err := c.leaderAddr(ctx)
 		if err != nil {
 			return nil, err
