@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/metrics"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
@@ -34,6 +35,13 @@ type NamesrvConfig struct {
 	// BrokerChannelExpiredTime (ms): 4.9.8's BROKER_CHANNEL_EXPIRED_TIME 120000 made configurable.
 	BrokerChannelExpiredTime int64 `prop:"brokerChannelExpiredTime"`
 
+	// Metrics holds the metrics keys (metricsExporterType,
+	// metricsPromExporterHost, metricsPromExporterPort, metricsLabel):
+	// ours, as 5.x's name server exports no metrics; the broker's 5.x keys
+	// and defaults. Not embedded, so GET_NAMESRV_CONFIG and -p show 4.9.8's
+	// keys only; mqnamesrv binds &Metrics as an extra properties target.
+	Metrics metrics.ExporterConfig
+
 	// ProductEnvNamesrvAddr lists (";"-separated) the name servers that
 	// clusterTest mode falls back to for unknown topics: the DefaultMQAdminExt
 	// of ClusterTestRequestProcessor reads env NAMESRV_ADDR. Not a Java key.
@@ -56,6 +64,7 @@ func NewNamesrvConfig() *NamesrvConfig {
 		ScanNotActiveBrokerInterval: 5000,
 		BrokerChannelExpiredTime:    120000,
 		ProductEnvNamesrvAddr:       os.Getenv("NAMESRV_ADDR"),
+		Metrics:                     metrics.NewExporterConfig(),
 	}
 }
 
@@ -79,6 +88,7 @@ func (c *NamesrvConfig) Validate() error {
 	if c.KVConfigPath == "" {
 		errs = append(errs, errors.New("namesrv: kvConfigPath is empty"))
 	}
+	errs = append(errs, c.Metrics.Validate())
 	return errors.Join(errs...)
 }
 

@@ -31,6 +31,7 @@ type Namesrv struct {
 	srv     *remoting.Server
 	scan    *service.Service
 	product productEnv // clusterTest fallback client
+	metrics nsMetrics  // metrics.go
 
 	nettyMu sync.Mutex                  // guards netty and extra
 	netty   *remoting.NettyServerConfig // as configured (updates are recorded, not applied)
@@ -69,6 +70,9 @@ func New(cfg *NamesrvConfig, srvCfg *remoting.NettyServerConfig, lg *zap.Logger)
 	workers := max(srvCfg.ServerWorkerThreads, 1)
 	srv.RegisterDefaultProcessor(n.proc, remoting.NewPool("namesrv", workers, poolQueueCapacity))
 	srv.SetChannelEventListener(housekeeping{n})
+	if err := n.initMetrics(&c); err != nil {
+		return nil, err
+	}
 	n.scan = service.New("scanNotActiveBroker", c.scanInterval(), func(context.Context) { n.scanNotActiveBroker() })
 	return n, nil
 }
@@ -103,6 +107,9 @@ func (n *Namesrv) Start() error {
 	if err := n.srv.Start(); err != nil {
 		return err
 	}
+	if err := n.startMetrics(); err != nil {
+		return err
+	}
 	n.scan.Start()
 	n.lg.Info("name server started", zap.String("addr", n.srv.Addr().String()))
 	return nil
@@ -118,7 +125,7 @@ func (n *Namesrv) Shutdown(ctx context.Context) error {
 	}
 	err := n.scan.Stop(ctx)
 	if n.started.Load() {
-		err = errors.Join(err, n.srv.Shutdown(ctx))
+		err = errors.Join(err, n.srv.Shutdown(ctx), n.stopMetrics(ctx))
 	}
 	err = errors.Join(err, n.product.shutdown(ctx))
 	n.lg.Info("name server stopped")

@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 
 	dto "github.com/prometheus/client_model/go"
@@ -24,7 +25,8 @@ func Scrape(ctx context.Context, addr string) (map[string]*dto.MetricFamily, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("metrics: scrape %s: %s", addr, resp.Status)
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return nil, fmt.Errorf("metrics: scrape %s: %s: %s", addr, resp.Status, msg)
 	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	return p.TextToMetricFamilies(resp.Body)
