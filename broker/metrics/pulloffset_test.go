@@ -1,0 +1,19 @@
+package metrics
+
+import "testing"
+
+func TestMetricsPullOffsetsRecordAllocationFree(t *testing.T) {
+	p := NewPullOffsets()
+	p.Record("g", "t", 3, 10)
+	if n := testing.AllocsPerRun(1000, func() { p.Record("g", "t", 3, 11) }); n != 0 {
+		t.Errorf("Record allocates %v times per call, want 0", n)
+	}
+	if got := p.Query("g", "t", 3); got != 11 {
+		t.Errorf("Query = %d, want 11", got)
+	}
+	if got := p.Query("g", "t", 4); got != -1 {
+		t.Errorf("Query of an unknown queue = %d, want -1", got)
+	}
+	var none *PullOffsets
+	none.Record("g", "t", 0, 1) // metrics off: a no-op
+}
