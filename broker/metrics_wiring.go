@@ -35,7 +35,7 @@ func (b *Broker) initMetrics() error {
 	exp.Registry().MustRegister(b.metrics)
 	lat := imetrics.NewRPCLatency(exp.Registry(), labels)
 	obs := func(r remoting.RPCRecord) {
-		lat.Observe(r.RequestCode, r.ResponseCode, r.Latency, r.Oneway, r.Deferred, r.WriteFailed)
+		lat.Observe(r.RequestCode, r.ResponseCode, r.Latency, r.Oneway, r.Suspended, r.WriteFailed)
 	}
 	b.server.SetRPCObserver(obs)
 	b.fastServer.SetRPCObserver(obs)

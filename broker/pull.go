@@ -361,6 +361,7 @@ func (p *pullProcessor) suspend(ctx *remoting.Context, req *codec.RemotingComman
 	if !p.b.Config().LongPollingEnable {
 		timeout = p.b.Config().ShortPollingTimeMills
 	}
+	ctx.MarkSuspended() // metrics: is_long_polling
 	p.hold.Suspend(&longpoll.Request{
 		Topic:            pl.h.Topic,
 		QueueID:          pl.h.QueueID,

@@ -33,7 +33,7 @@ func (n *Namesrv) initMetrics(c *NamesrvConfig) error {
 	if exp.Enabled() {
 		n.srv.SetRPCObserver(func(r remoting.RPCRecord) {
 			if lat := n.metrics.lat.Load(); lat != nil {
-				lat.Observe(r.RequestCode, r.ResponseCode, r.Latency, r.Oneway, r.Deferred, r.WriteFailed)
+				lat.Observe(r.RequestCode, r.ResponseCode, r.Latency, r.Oneway, r.Suspended, r.WriteFailed)
 			}
 		})
 	}

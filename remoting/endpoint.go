@@ -186,9 +186,6 @@ func (ep *endpoint) onRequest(ch *Channel, req *codec.RemotingCommand) {
 // run executes one processor call on a pool worker and sends its answer.
 func (ep *endpoint) run(p Processor, ctx *Context, req *codec.RemotingCommand) {
 	resp, asIs := outcome(ep.safeProcess(p, ctx, req))
-	if resp == nil && ctx.obs != nil {
-		ctx.deferred.Store(true)
-	}
 	if asIs {
 		ctx.respondAsIs(resp)
 		return

@@ -16,9 +16,10 @@ type RPCRecord struct {
 	Latency time.Duration
 	// Oneway: the request was oneway, so the answer was not sent.
 	Oneway bool
-	// Deferred: the processor returned nothing and answered later through
-	// Context.Respond (a suspended long-polling pull, a waiting put).
-	Deferred bool
+	// Suspended: the processor parked the request before answering it
+	// (Context.MarkSuspended: a long-polling pull), Java's
+	// RemotingCommand.isSuspended.
+	Suspended bool
 	// WriteFailed: handing the answer to the connection failed.
 	WriteFailed bool
 }
@@ -42,8 +43,12 @@ func (c *Context) observe(o RPCObserver) {
 // report tells the observer how ctx was answered.
 func (c *Context) report(respCode int32, oneway, writeFailed bool) {
 	c.obs(RPCRecord{RequestCode: c.reqCode, ResponseCode: respCode, Latency: time.Since(c.start),
-		Oneway: oneway, Deferred: c.deferred.Load(), WriteFailed: writeFailed})
+		Oneway: oneway, Suspended: c.suspended.Load(), WriteFailed: writeFailed})
 }
+
+// MarkSuspended records that the request was parked to be answered later
+// (a long-polling pull); observers see it as RPCRecord.Suspended.
+func (c *Context) MarkSuspended() { c.suspended.Store(true) }
 
 // reportInline tells o how an inline request was answered (timed from
 // start, taken when the event loop began processing it).

@@ -35,7 +35,7 @@ func (r *rpcRecorder) find(reqCode int32) (RPCRecord, bool) {
 
 // The observer sees each answered request with its request and response
 // codes, on the pool path, the inline path, the deferred path and for
-// codes nobody serves.
+// codes nobody serves; a request its processor parked is marked suspended.
 func TestServerRPCObserverReportsAnswers(t *testing.T) {
 	const (
 		codeInline   int32 = 1010
@@ -50,6 +50,7 @@ func TestServerRPCObserverReportsAnswers(t *testing.T) {
 			return codec.NewResponse(code.TopicNotExist, ""), nil
 		}), pool)
 		s.RegisterProcessor(codeDeferred, ProcessorFunc(func(ctx *Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+			ctx.MarkSuspended()
 			go func() {
 				time.Sleep(20 * time.Millisecond) // answered after the processor returned, as a suspended pull
 				ctx.Respond(codec.NewResponse(code.PullNotFound, ""))
@@ -66,8 +67,8 @@ func TestServerRPCObserverReportsAnswers(t *testing.T) {
 		}
 	}
 	want := map[int32]struct {
-		resp     int32
-		deferred bool
+		resp      int32
+		suspended bool
 	}{
 		testCodeEcho: {code.Success, false},
 		codeInline:   {code.TopicNotExist, false},
@@ -82,8 +83,8 @@ func TestServerRPCObserverReportsAnswers(t *testing.T) {
 			return nil
 		})
 		got, _ := rec.find(rc)
-		if got.ResponseCode != w.resp || got.Deferred != w.deferred || got.Oneway || got.WriteFailed || got.Latency <= 0 {
-			t.Errorf("code %d: got %+v, want response %d deferred %v", rc, got, w.resp, w.deferred)
+		if got.ResponseCode != w.resp || got.Suspended != w.suspended || got.Oneway || got.WriteFailed || got.Latency <= 0 {
+			t.Errorf("code %d: got %+v, want response %d suspended %v", rc, got, w.resp, w.suspended)
 		}
 	}
 	if got, _ := rec.find(codeDeferred); got.Latency < 20*time.Millisecond {

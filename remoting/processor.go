@@ -44,9 +44,9 @@ type Context struct {
 	serialize codec.SerializeType // the request's, or the one ForceSerializeType set
 
 	// Metrics (observer.go): nil obs means the server has no observer.
-	obs      RPCObserver
-	start    time.Time   // dispatch time, set with obs
-	deferred atomic.Bool // the processor returned no answer (set only with obs)
+	obs       RPCObserver
+	start     time.Time   // dispatch time, set with obs
+	suspended atomic.Bool // MarkSuspended was called
 }
 
 func newContext(ch *Channel, req *codec.RemotingCommand, lg *zap.Logger) *Context {

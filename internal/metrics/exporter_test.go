@@ -45,7 +45,7 @@ func TestMetricsExporterServesRuntimeAndRPCLatency(t *testing.T) {
 	}
 	lat.Observe(code.SendMessageV2, code.Success, 2*time.Millisecond, false, false, false)
 	lat.Observe(code.SendMessageV2, code.Success, 200*time.Millisecond, false, false, false)
-	lat.Observe(code.PullMessage, code.PullNotFound, 15*time.Second, false, true, false)
+	lat.Observe(code.PullMessage, code.PullNotFound, 15*time.Second, false, true, false) // suspended
 	lat.Observe(code.UnregisterClient, code.Success, time.Millisecond, true, false, false)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

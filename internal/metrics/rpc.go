@@ -66,10 +66,10 @@ func NewRPCLatency(reg prometheus.Registerer, constLabels prometheus.Labels) *RP
 	return &RPCLatency{vec: vec}
 }
 
-// Observe records one answered request. A deferred answer to a pull is a
-// suspended long poll (5.x's request.isSuspended()).
-func (r *RPCLatency) Observe(reqCode, respCode int32, latency time.Duration, oneway, deferred, writeFailed bool) {
-	k := rpcKey{req: reqCode, resp: respCode, longPoll: deferred && isPull(reqCode)}
+// Observe records one answered request; suspended is 5.x's
+// request.isSuspended() (a parked long-polling pull).
+func (r *RPCLatency) Observe(reqCode, respCode int32, latency time.Duration, oneway, suspended, writeFailed bool) {
+	k := rpcKey{req: reqCode, resp: respCode, longPoll: suspended}
 	switch {
 	case oneway:
 		k.result = 1
@@ -98,8 +98,6 @@ func (r *RPCLatency) child(k rpcKey) prometheus.Observer {
 	v, _ := r.children.LoadOrStore(k, o)
 	return v.(prometheus.Observer)
 }
-
-func isPull(c int32) bool { return c == code.PullMessage || c == code.LitePullMessage }
 
 // RequestCodeDesc is 5.x RemotingHelper.getRequestCodeDesc: the RequestCode
 // constant's name in lower case, or the number.
