@@ -101,6 +101,10 @@ func TestMetricsBrokerAndNamesrvScraped(t *testing.T) {
 	if v := value(fams, bmetrics.MessagesIn, topicL); v != n {
 		t.Errorf("%s%v = %v, want %d", bmetrics.MessagesIn, topicL, v, n)
 	}
+	if m := metrics.Find(fams, bmetrics.MessageSize, topicL); m.GetHistogram().GetSampleCount() != n ||
+		m.GetHistogram().GetBucket()[0].GetCumulativeCount() != n { // every body is under 1 KiB
+		t.Errorf("%s%v = %v, want %d samples under 1 KiB", bmetrics.MessageSize, topicL, m, n)
+	}
 	if v := value(fams, bmetrics.ThroughputIn, topicL); v < n {
 		t.Errorf("%s = %v, want >= %d bytes", bmetrics.ThroughputIn, v, n)
 	}

@@ -50,13 +50,15 @@ type Sources struct {
 type Collector struct {
 	src   Sources
 	pulls *PullOffsets
+	sizes *messageSizes // fed by OnPut
 	descs descs
 }
 
 // NewCollector returns the collector; constLabels (cluster, node_type,
 // node_id, metricsLabel) go on every series.
 func NewCollector(src Sources, constLabels prometheus.Labels) *Collector {
-	return &Collector{src: src, pulls: NewPullOffsets(), descs: newDescs(constLabels)}
+	return &Collector{src: src, pulls: NewPullOffsets(), descs: newDescs(constLabels),
+		sizes: newMessageSizes(constLabels, src.Topics.IsSystemTopic)}
 }
 
 // PullOffsets is the table the pull path feeds; nil for a nil collector
@@ -73,6 +75,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range c.descs.all() {
 		ch <- d
 	}
+	c.sizes.vec.Describe(ch)
 }
 
 // Collect reads every source once.
@@ -83,6 +86,7 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.collectLag(ch)
 	c.collectStorage(ch)
 	c.collectHA(ch)
+	c.sizes.vec.Collect(ch)
 }
 
 func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
@@ -99,14 +103,16 @@ func counter(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels 
 func (c *Collector) collectTraffic(ch chan<- prometheus.Metric) {
 	st, d := c.src.Stats, &c.descs
 	sysTopic := c.src.Topics.IsSystemTopic
-	st.Set(stats.TopicPutNums).Range(func(t string, it *stats.Item) bool {
-		counter(ch, d.messagesIn, float64(it.Value()), t, boolStr(sysTopic(t)))
-		return true
-	})
-	st.Set(stats.TopicPutSize).Range(func(t string, it *stats.Item) bool {
-		counter(ch, d.throughputIn, float64(it.Value()), t, boolStr(sysTopic(t)))
-		return true
-	})
+	in := func(desc *prometheus.Desc) func(string, *stats.Item) bool {
+		return func(t string, it *stats.Item) bool {
+			if !isRetryOrDLQ(t) { // as 5.x, which counts no retry or DLQ put as incoming
+				counter(ch, desc, float64(it.Value()), t, boolStr(sysTopic(t)))
+			}
+			return true
+		}
+	}
+	st.Set(stats.TopicPutNums).Range(in(d.messagesIn))
+	st.Set(stats.TopicPutSize).Range(in(d.throughputIn))
 	out := func(desc *prometheus.Desc) func(string, *stats.Item) bool {
 		return func(key string, it *stats.Item) bool {
 			t, g, ok := splitTopicGroup(key)

@@ -104,5 +104,5 @@ func Names() []string {
 	return []string{MessagesIn, MessagesOut, ThroughputIn, ThroughputOut, ProcessorWatermark, BrokerPermission,
 		TopicNumber, ConsumerGroupNumber, ProducerConnections, ConsumerConnections, ConsumerLagMessages,
 		ConsumerLagLatency, ConsumerInflight, ConsumerQueueingLat, ConsumerReadyMessages, StorageSize,
-		StorageFlushBehind, StorageDispatchBehind, StorageMessageReserve, HASlaveLag}
+		StorageFlushBehind, StorageDispatchBehind, StorageMessageReserve, HASlaveLag, MessageSize}
 }

@@ -4,18 +4,20 @@
 // them from a 5.x broker (see internal/metrics for the naming rule and
 // docs/metrics.md for the list), plus our HA lag per slave.
 //
-// Everything except the pull offsets is read at scrape time (Collect):
-// message and byte counts are BrokerStatsManager's running totals
-// (broker/stats, which the send and pull paths already keep), gauges come
-// from the managers and the store. The send path therefore pays nothing
-// for metrics. The pull path records the next pull offset of each
-// (group, topic, queue) in PullOffsets (5.x's pull offset table, which
-// 4.9.8 lacks), a read-locked map lookup and an atomic store per pull,
-// for rocketmq_consumer_inflight_messages and friends.
+// Message and byte counts are BrokerStatsManager's running totals
+// (broker/stats, which the send and pull paths already keep), read at
+// scrape time (Collect) like every gauge. Two things are recorded on the
+// way: the send path's OnPut observes rocketmq_message_size (per-topic
+// histogram children resolved once: a read-locked map lookup and an
+// atomic update, no allocation), and the pull path records the next pull
+// offset of each (group, topic, queue) in PullOffsets (5.x's pull offset
+// table, which 4.9.8 lacks) for rocketmq_consumer_inflight_messages and
+// friends. Both are no-ops on a nil *Collector (metrics off).
 //
 // Usage (broker.go):
 //
 //	c := metrics.NewCollector(metrics.Sources{...}, constLabels)
 //	exporter.Registry().MustRegister(c)
+//	// send path: c.OnPut(topic, msgNum, wroteBytes)
 //	// pull path: c.PullOffsets().Record(group, topic, queueID, nextBeginOffset)
 package metrics

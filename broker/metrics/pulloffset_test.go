@@ -17,3 +17,13 @@ func TestMetricsPullOffsetsRecordAllocationFree(t *testing.T) {
 	var none *PullOffsets
 	none.Record("g", "t", 0, 1) // metrics off: a no-op
 }
+
+func TestMetricsOnPutAllocationFree(t *testing.T) {
+	c := &Collector{sizes: newMessageSizes(nil, func(string) bool { return false })}
+	c.OnPut("t", 1, 100)
+	if n := testing.AllocsPerRun(1000, func() { c.OnPut("t", 2, 3000) }); n != 0 {
+		t.Errorf("OnPut allocates %v times per call, want 0", n)
+	}
+	var off *Collector
+	off.OnPut("t", 1, 100) // metrics off: a no-op
+}
