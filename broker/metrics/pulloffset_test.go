@@ -27,3 +27,23 @@ func TestMetricsOnPutAllocationFree(t *testing.T) {
 	var off *Collector
 	off.OnPut("t", 1, 100) // metrics off: a no-op
 }
+
+func BenchmarkMetricsOnPut(b *testing.B) {
+	c := &Collector{sizes: newMessageSizes(nil, func(string) bool { return false })}
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			c.OnPut("BenchTopic", 1, 1024)
+		}
+	})
+}
+
+func BenchmarkMetricsPullOffsetsRecord(b *testing.B) {
+	p := NewPullOffsets()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			p.Record("group", "BenchTopic", 3, 100)
+		}
+	})
+}

@@ -41,10 +41,12 @@ var rpcBuckets = []float64{1, 3, 5, 7, 10, 100, 1000, 2000, 3000}
 // RPCLatency is the rocketmq_rpc_latency histogram. Observe takes the
 // remoting observer's facts; label children are resolved once per
 // (request code, response code, kind) and cached, so an observation is a
-// map load and an atomic add.
+// read-locked map lookup (no allocation) and an atomic update.
 type RPCLatency struct {
-	vec      *prometheus.HistogramVec
-	children sync.Map // rpcKey -> prometheus.Observer
+	vec *prometheus.HistogramVec
+
+	mu       sync.RWMutex // guards children
+	children map[rpcKey]prometheus.Observer
 }
 
 type rpcKey struct {
@@ -63,7 +65,7 @@ func NewRPCLatency(reg prometheus.Registerer, constLabels prometheus.Labels) *RP
 		ConstLabels: constLabels,
 	}, []string{LabelProtocolType, LabelRequestCode, LabelResponseCode, LabelIsLongPolling, LabelResult})
 	reg.MustRegister(vec)
-	return &RPCLatency{vec: vec}
+	return &RPCLatency{vec: vec, children: map[rpcKey]prometheus.Observer{}}
 }
 
 // Observe records one answered request; suspended is 5.x's
@@ -76,10 +78,10 @@ func (r *RPCLatency) Observe(reqCode, respCode int32, latency time.Duration, one
 	case writeFailed:
 		k.result = 2
 	}
-	var o prometheus.Observer
-	if v, ok := r.children.Load(k); ok {
-		o = v.(prometheus.Observer)
-	} else {
+	r.mu.RLock()
+	o := r.children[k]
+	r.mu.RUnlock()
+	if o == nil {
 		o = r.child(k)
 	}
 	o.Observe(float64(latency) / float64(time.Millisecond))
@@ -95,8 +97,10 @@ func (r *RPCLatency) child(k rpcKey) prometheus.Observer {
 	}
 	o := r.vec.WithLabelValues(ProtocolRemoting, RequestCodeDesc(k.req), ResponseCodeDesc(k.resp),
 		strconv.FormatBool(k.longPoll), result)
-	v, _ := r.children.LoadOrStore(k, o)
-	return v.(prometheus.Observer)
+	r.mu.Lock()
+	r.children[k] = o
+	r.mu.Unlock()
+	return o
 }
 
 // RequestCodeDesc is 5.x RemotingHelper.getRequestCodeDesc: the RequestCode
