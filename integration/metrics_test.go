@@ -181,3 +181,28 @@ func TestMetricsDisabledByDefaultOpensNoListener(t *testing.T) {
 		t.Errorf("name server metrics listening on %v", a)
 	}
 }
+
+// A master with a slave reports how far the slave is behind
+// (rocketmq_ha_slave_lag_bytes, ours); once replicated it is 0.
+func TestMetricsHASlaveLag(t *testing.T) {
+	t.Parallel()
+	e := newHAEnv(t, store.AsyncMaster, func(m, _ *broker.BrokerConfig, _, _ *store.MessageStoreConfig) {
+		m.Metrics = promOn()
+	})
+	e.sendBatch(0, 20)
+	haWaitReplicated(t, e.master.Store(), e.slave.Store(), e.topic)
+	testutil.Eventually(t, 20*time.Second, func() error {
+		f := scrape(t, e.master.MetricsAddr())[bmetrics.HASlaveLag]
+		if f == nil || len(f.GetMetric()) != 1 {
+			return fmt.Errorf("want one %s series, got %v", bmetrics.HASlaveLag, f)
+		}
+		m := f.GetMetric()[0]
+		if metrics.LabelsOf(m)["slave_addr"] == "" {
+			return fmt.Errorf("no slave_addr label: %v", m)
+		}
+		if v := m.GetGauge().GetValue(); v != 0 {
+			return fmt.Errorf("slave %v bytes behind after replication", v)
+		}
+		return nil
+	})
+}
