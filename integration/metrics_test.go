@@ -82,7 +82,7 @@ func TestMetricsBrokerAndNamesrvScraped(t *testing.T) {
 		}
 		return l
 	}
-	topicL := with("topic", e.topic, "is_system", "false")
+	topicL := with("topic", e.topic, "message_type", "normal", "is_system", "false")
 	groupL := with("topic", e.topic, "consumer_group", group, "is_retry", "false", "is_system", "false")
 	// Lag reaches 0 once the consumer committed its offsets (every 5 s);
 	// the producer shows once its first heartbeat arrived.

@@ -50,7 +50,7 @@ type Sources struct {
 type Collector struct {
 	src   Sources
 	pulls *PullOffsets
-	sizes *messageSizes // fed by OnPut
+	puts  *puts // fed by OnPut
 	descs descs
 }
 
@@ -58,7 +58,7 @@ type Collector struct {
 // node_id, metricsLabel) go on every series.
 func NewCollector(src Sources, constLabels prometheus.Labels) *Collector {
 	return &Collector{src: src, pulls: NewPullOffsets(), descs: newDescs(constLabels),
-		sizes: newMessageSizes(constLabels, src.Topics.IsSystemTopic)}
+		puts: newPuts(constLabels, src.Topics.IsSystemTopic)}
 }
 
 // PullOffsets is the table the pull path feeds; nil for a nil collector
@@ -75,7 +75,9 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range c.descs.all() {
 		ch <- d
 	}
-	c.sizes.vec.Describe(ch)
+	for _, col := range c.puts.collectors() {
+		col.Describe(ch)
+	}
 }
 
 // Collect reads every source once.
@@ -86,7 +88,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	c.collectLag(ch)
 	c.collectStorage(ch)
 	c.collectHA(ch)
-	c.sizes.vec.Collect(ch)
+	for _, col := range c.puts.collectors() {
+		col.Collect(ch)
+	}
 }
 
 func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
@@ -97,22 +101,12 @@ func counter(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels 
 	ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 }
 
-// collectTraffic reports BrokerStatsManager's running totals: puts per
-// topic (TOPIC_PUT_NUMS/SIZE) and gets per topic and group
-// (GROUP_GET_NUMS/SIZE, keyed "topic@group").
+// collectTraffic reports BrokerStatsManager's running totals of gets per
+// topic and group (GROUP_GET_NUMS/SIZE, keyed "topic@group"); incoming
+// messages are counted by OnPut.
 func (c *Collector) collectTraffic(ch chan<- prometheus.Metric) {
 	st, d := c.src.Stats, &c.descs
 	sysTopic := c.src.Topics.IsSystemTopic
-	in := func(desc *prometheus.Desc) func(string, *stats.Item) bool {
-		return func(t string, it *stats.Item) bool {
-			if !isRetryOrDLQ(t) { // as 5.x, which counts no retry or DLQ put as incoming
-				counter(ch, desc, float64(it.Value()), t, boolStr(sysTopic(t)))
-			}
-			return true
-		}
-	}
-	st.Set(stats.TopicPutNums).Range(in(d.messagesIn))
-	st.Set(stats.TopicPutSize).Range(in(d.throughputIn))
 	out := func(desc *prometheus.Desc) func(string, *stats.Item) bool {
 		return func(key string, it *stats.Item) bool {
 			t, g, ok := splitTopicGroup(key)

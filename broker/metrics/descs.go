@@ -64,14 +64,11 @@ func newDescs(cl prometheus.Labels) descs {
 	d := func(name, help string, labels ...string) *prometheus.Desc {
 		return prometheus.NewDesc(name, help, labels, cl)
 	}
-	in := []string{labelTopic, labelIsSystem}
 	out := []string{labelTopic, labelConsumerGroup, labelIsRetry, labelIsSystem}
 	lag := []string{labelConsumerGroup, labelTopic, labelIsRetry, labelIsSystem}
 	st := []string{labelStorageType, labelStorageMedium}
 	return descs{
-		messagesIn:      d(MessagesIn, "Total number of incoming messages", in...),
 		messagesOut:     d(MessagesOut, "Total number of outgoing messages", out...),
-		throughputIn:    d(ThroughputIn, "Total traffic of incoming messages", in...),
 		throughputOut:   d(ThroughputOut, "Total traffic of outgoing messages", out...),
 		watermark:       d(ProcessorWatermark, "Request processor watermark", labelProcessor),
 		permission:      d(BrokerPermission, "Broker permission"),
@@ -93,7 +90,7 @@ func newDescs(cl prometheus.Labels) descs {
 }
 
 func (d *descs) all() []*prometheus.Desc {
-	return []*prometheus.Desc{d.messagesIn, d.messagesOut, d.throughputIn, d.throughputOut,
+	return []*prometheus.Desc{d.messagesOut, d.throughputOut,
 		d.watermark, d.permission, d.topicNum, d.groupNum, d.producerConns, d.consumerConns,
 		d.lag, d.lagLatency, d.inflight, d.queueingLatency, d.ready,
 		d.storageSize, d.flushBehind, d.dispatchBehind, d.reserveTime, d.haLag}

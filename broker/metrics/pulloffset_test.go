@@ -19,7 +19,7 @@ func TestMetricsPullOffsetsRecordAllocationFree(t *testing.T) {
 }
 
 func TestMetricsOnPutAllocationFree(t *testing.T) {
-	c := &Collector{sizes: newMessageSizes(nil, func(string) bool { return false })}
+	c := &Collector{puts: newPuts(nil, func(string) bool { return false })}
 	c.OnPut("t", 1, 100)
 	if n := testing.AllocsPerRun(1000, func() { c.OnPut("t", 2, 3000) }); n != 0 {
 		t.Errorf("OnPut allocates %v times per call, want 0", n)
@@ -29,7 +29,7 @@ func TestMetricsOnPutAllocationFree(t *testing.T) {
 }
 
 func BenchmarkMetricsOnPut(b *testing.B) {
-	c := &Collector{sizes: newMessageSizes(nil, func(string) bool { return false })}
+	c := &Collector{puts: newPuts(nil, func(string) bool { return false })}
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
@@ -46,4 +46,18 @@ func BenchmarkMetricsPullOffsetsRecord(b *testing.B) {
 			p.Record("group", "BenchTopic", 3, 100)
 		}
 	})
+}
+
+func TestMetricsMessageTypeFromStoredTopic(t *testing.T) {
+	for tp, want := range map[string]string{"SCHEDULE_TOPIC_XXXX": "delay", "RMQ_SYS_TRANS_HALF_TOPIC": "transaction",
+		"Orders": "normal"} {
+		if got := messageType(tp); got != want {
+			t.Errorf("%s: %s, want %s", tp, got, want)
+		}
+	}
+	for _, tp := range []string{"%RETRY%g", "%DLQ%g"} {
+		if !isRetryOrDLQ(tp) {
+			t.Errorf("%s not left out of incoming messages", tp)
+		}
+	}
 }
