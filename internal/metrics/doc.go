@@ -16,7 +16,7 @@
 //
 // Cost: nothing is timed or counted while the exporter is disabled (the
 // default, as in 5.x). When enabled, the RPC observer does two clock reads,
-// one sync.Map load of a cached histogram child and one atomic observation
+// one read-locked map lookup of a cached histogram child and one atomic observation
 // per request; everything else is read lazily at scrape time.
 //
 // Usage:
