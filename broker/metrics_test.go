@@ -43,6 +43,8 @@ func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
 		e.send(topic, 0, nil, fmt.Sprint("m", i))
 	}
 	e.waitDispatched(topic, 0, 6)
+	// A Java client's send (SEND_MESSAGE_V2) to another topic.
+	e.expect(e.call(sendRequest(code.SendMessageV2, sendHeader("V2T", 0, nil), []byte("v2"))), code.Success, "")
 	e.b.Subscriptions().UpdateSubscriptionGroupConfig(body.NewSubscriptionGroupConfig(group))
 	registerConsumer(e.b, group, "CLUSTERING", 1, body.SubscriptionData{Topic: topic, SubString: "*",
 		SubVersion: 100, ExpressionType: "TAG"})
@@ -77,6 +79,15 @@ func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
 	if m := metrics.Find(fams, metrics.RPCLatencyName, map[string]string{"request_code": "pull_message",
 		"response_code": "success", "is_long_polling": "false"}); m.GetHistogram().GetSampleCount() != 1 {
 		t.Errorf("%s for the pull: %v, want 1 sample", metrics.RPCLatencyName, m)
+	}
+	v2 := map[string]string{"request_code": "send_message_v2", "response_code": "success", "result": "success",
+		"protocol_type": "remoting", "node_type": "broker", "cluster": "DefaultCluster", "node_id": "broker-a"}
+	if m := metrics.Find(fams, metrics.RPCLatencyName, v2); m.GetHistogram().GetSampleCount() != 1 {
+		t.Errorf("%s%v: %v, want 1 sample", metrics.RPCLatencyName, v2, m)
+	}
+	in := map[string]string{"topic": "V2T", "message_type": "normal", "is_system": "false"}
+	if m := metrics.Find(fams, bmetrics.MessagesIn, in); m.GetCounter().GetValue() != 1 {
+		t.Errorf("%s%v = %v, want 1", bmetrics.MessagesIn, in, m)
 	}
 }
 

@@ -32,6 +32,9 @@ type ExporterConfig struct {
 	MetricsPromExporterPort int `prop:"metricsPromExporterPort"`
 	// MetricsLabel: "k1:v1,k2:v2", extra labels on every metric (5.x).
 	MetricsLabel string `prop:"metricsLabel"`
+	// MetricsInDelta: 5.x then labels every series aggregation="delta" (and
+	// exports OTLP deltas); Prometheus series stay cumulative either way.
+	MetricsInDelta bool `prop:"metricsInDelta"`
 }
 
 // NewExporterConfig returns the 5.x defaults.
@@ -90,10 +93,14 @@ func (c ExporterConfig) Labels() (labels map[string]string, bad []string) {
 }
 
 // ConstLabels are the labels 5.x puts on every metric of a node: the
-// metricsLabel pairs, then node_type, cluster (when not empty) and node_id
-// (BrokerMetricsManager.init's labelMap).
+// metricsLabel pairs, aggregation="delta" with metricsInDelta, then
+// node_type, cluster (when not empty) and node_id (BrokerMetricsManager.
+// init's labelMap).
 func (c ExporterConfig) ConstLabels(nodeType, cluster, nodeID string) map[string]string {
 	l, _ := c.Labels()
+	if c.MetricsInDelta {
+		l[LabelAggregation] = AggregationDelta
+	}
 	l[LabelNodeType] = nodeType
 	if cluster != "" {
 		l[LabelCluster] = cluster

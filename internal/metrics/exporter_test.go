@@ -101,6 +101,20 @@ func TestMetricsExporterDisabledOpensNothing(t *testing.T) {
 	}
 }
 
+func TestMetricsConstLabelsAs5x(t *testing.T) {
+	c := ExporterConfig{MetricsLabel: "node_type:x,region:eu", MetricsInDelta: true}
+	got := c.ConstLabels(NodeTypeBroker, "C1", "broker-a")
+	want := map[string]string{"region": "eu", "aggregation": "delta", "node_type": "broker", "cluster": "C1", "node_id": "broker-a"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q (all: %v)", k, got[k], v, got)
+		}
+	}
+}
+
 func TestMetricsExporterTypeParsesNamesAndOrdinals(t *testing.T) {
 	for in, want := range map[string]string{"PROM": ExporterProm, "prom": ExporterProm, "2": ExporterProm,
 		"1": ExporterOTLPGRPC, "LOG": ExporterLog, "3": ExporterLog, "": ExporterDisable, "9": ExporterDisable} {

@@ -17,6 +17,7 @@ const (
 	LabelCluster       = "cluster"         // BrokerMetricsConstant.LABEL_CLUSTER_NAME
 	LabelNodeType      = "node_type"       // BrokerMetricsConstant.LABEL_NODE_TYPE
 	LabelNodeID        = "node_id"         // BrokerMetricsConstant.LABEL_NODE_ID
+	LabelAggregation   = "aggregation"     // BrokerMetricsConstant.LABEL_AGGREGATION
 	LabelProtocolType  = "protocol_type"   // RemotingMetricsConstant.LABEL_PROTOCOL_TYPE
 	LabelRequestCode   = "request_code"    // RemotingMetricsConstant.LABEL_REQUEST_CODE
 	LabelResponseCode  = "response_code"   // RemotingMetricsConstant.LABEL_RESPONSE_CODE
@@ -28,6 +29,7 @@ const (
 	ResultOneway       = "oneway"               // RemotingMetricsConstant.RESULT_ONEWAY
 	ResultWriteFailed  = "write_channel_failed" // RemotingMetricsConstant.RESULT_WRITE_CHANNEL_FAILED
 	NodeTypeBroker     = "broker"               // BrokerMetricsConstant.NODE_TYPE_BROKER
+	AggregationDelta   = "delta"                // BrokerMetricsConstant.AGGREGATION_DELTA
 	NodeTypeNameserver = "nameserver"           // ours: 5.x's name server exports no metrics
 )
 
