@@ -12,6 +12,7 @@ import (
 	bmetrics "github.com/rocketmq-go/rmq/broker/metrics"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/metrics"
+	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -22,6 +23,29 @@ func withProm(c *broker.BrokerConfig, _ *store.MessageStoreConfig) {
 	c.Metrics.MetricsExporterType = metrics.ExporterProm
 	c.Metrics.MetricsPromExporterHost = "127.0.0.1"
 	c.Metrics.MetricsPromExporterPort = 0
+}
+
+// scrapeWhen scrapes until every want series exists: a request's latency
+// is recorded just after its answer went out, so the client can be a
+// little ahead of the histogram.
+func scrapeWhen(t *testing.T, b *broker.Broker, want ...map[string]string) map[string]*dto.MetricFamily {
+	t.Helper()
+	var fams map[string]*dto.MetricFamily
+	testutil.Eventually(t, 5*time.Second, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var err error
+		if fams, err = metrics.Scrape(ctx, b.MetricsAddr().String()); err != nil {
+			return err
+		}
+		for _, l := range want {
+			if metrics.Find(fams, metrics.RPCLatencyName, l) == nil {
+				return fmt.Errorf("no %s%v yet", metrics.RPCLatencyName, l)
+			}
+		}
+		return nil
+	})
+	return fams
 }
 
 func gaugeOf(t *testing.T, fams map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {
@@ -57,12 +81,8 @@ func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
 		t.Fatalf("next begin offset %d, want 4", rh.NextBeginOffset)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	fams, err := metrics.Scrape(ctx, e.b.MetricsAddr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fams := scrapeWhen(t, e.b, map[string]string{"request_code": "pull_message"},
+		map[string]string{"request_code": "send_message_v2"})
 	l := map[string]string{"consumer_group": group, "topic": topic, "is_retry": "false", "is_system": "false"}
 	for name, want := range map[string]float64{bmetrics.ConsumerLagMessages: 5, bmetrics.ConsumerInflight: 3,
 		bmetrics.ConsumerReadyMessages: 2} {
@@ -106,12 +126,8 @@ func TestBrokerMetricsSuspendedPullLabelled(t *testing.T) {
 	h := &header.PullMessageRequestHeader{ConsumerGroup: "pollcg", Topic: topic, QueueID: 0, QueueOffset: 1,
 		MaxMsgNums: 32, SysFlag: 0x2, CommitOffset: -1, SuspendTimeoutMillis: 15000} // FLAG_SUSPEND
 	e.expect(e.call(codec.NewRequest(code.PullMessage, h.ToExtFields(), nil)), code.PullNotFound, "")
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	fams, err := metrics.Scrape(ctx, e.b.MetricsAddr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	fams := scrapeWhen(t, e.b, map[string]string{"request_code": "pull_message"},
+		map[string]string{"request_code": "send_message"})
 	if m := metrics.Find(fams, metrics.RPCLatencyName, map[string]string{"request_code": "pull_message",
 		"response_code": "pull_not_found", "is_long_polling": "true"}); m.GetHistogram().GetSampleCount() != 1 {
 		t.Errorf("suspended pull: %v, want 1 sample with is_long_polling=true", m)
@@ -119,5 +135,25 @@ func TestBrokerMetricsSuspendedPullLabelled(t *testing.T) {
 	if m := metrics.Find(fams, metrics.RPCLatencyName, map[string]string{"request_code": "send_message",
 		"is_long_polling": "false"}); m.GetHistogram().GetSampleCount() != 1 {
 		t.Errorf("send: %v, want 1 sample with is_long_polling=false", m)
+	}
+}
+
+// A consumer group whose name is not valid UTF-8 (group names are not
+// validated on the wire) still leaves the scrape whole: its label value
+// is repaired instead of failing every metric.
+func TestBrokerMetricsInvalidUTF8GroupScrapes(t *testing.T) {
+	e := newConsumeEnv(t, withProm)
+	e.b.Stats().IncGroupGet("bad\xffgroup", "UTFT", 0, 2, 20)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	fams, err := metrics.Scrape(ctx, e.b.MetricsAddr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := metrics.Find(fams, bmetrics.MessagesOut, map[string]string{"topic": "UTFT", "consumer_group": "bad\uFFFDgroup"}); m.GetCounter().GetValue() != 2 {
+		t.Errorf("%s for the repaired group: %v, want 2", bmetrics.MessagesOut, m)
+	}
+	if fams["go_goroutines"] == nil {
+		t.Error("the scrape lost the other metrics")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -111,7 +112,7 @@ func (c *Collector) collectTraffic(ch chan<- prometheus.Metric) {
 		return func(key string, it *stats.Item) bool {
 			t, g, ok := splitTopicGroup(key)
 			if ok {
-				counter(ch, desc, float64(it.Value()), t, g, boolStr(topic.IsRetryTopic(t)), boolStr(sysTopic(t) || isSystemGroup(g)))
+				counter(ch, desc, float64(it.Value()), label(t), label(g), boolStr(topic.IsRetryTopic(t)), boolStr(sysTopic(t) || isSystemGroup(g)))
 			}
 			return true
 		}
@@ -176,7 +177,7 @@ func (c *Collector) collectConnections(ch chan<- prometheus.Metric) {
 		}
 	}
 	for a, n := range cons {
-		gauge(ch, d.consumerConns, float64(n), a.group, langLabel(a.lang), versionLabel(a.version),
+		gauge(ch, d.consumerConns, float64(n), label(a.group), langLabel(a.lang), versionLabel(a.version),
 			consumeMode(a.consumeType), protocolRemoting, boolStr(isSystemGroup(a.group)))
 	}
 }
@@ -209,6 +210,16 @@ func isSystemGroup(group string) bool {
 }
 
 func boolStr(b bool) string { return strconv.FormatBool(b) }
+
+// label repairs a name a client chose (group, topic) into a valid UTF-8
+// label value: Prometheus refuses anything else, and one bad value would
+// fail the whole scrape.
+func label(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
 
 func (c *Collector) collectStorage(ch chan<- prometheus.Metric) {
 	d, s := &c.descs, c.src.Store

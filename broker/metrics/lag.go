@@ -104,7 +104,7 @@ func (c *Collector) collectLag(ch chan<- prometheus.Metric) {
 	}
 	for _, gt := range c.groupTopics() {
 		f := c.figures(gt)
-		l := []string{gt.group, gt.topic, "false", boolStr(c.src.Topics.IsSystemTopic(gt.topic) || isSystemGroup(gt.group))}
+		l := []string{label(gt.group), label(gt.topic), "false", boolStr(c.src.Topics.IsSystemTopic(gt.topic) || isSystemGroup(gt.group))}
 		gauge(ch, d.lag, float64(f.lag), l...)
 		gauge(ch, d.lagLatency, since(f.oldestUnconsumed), l...)
 		gauge(ch, d.inflight, float64(f.inflight), l...)

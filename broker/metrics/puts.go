@@ -71,7 +71,7 @@ func (p *puts) record(t string, msgs int32, bytes int64) {
 }
 
 func (p *puts) child(t string) *topicPuts {
-	lv := []string{t, messageType(t), boolStr(p.isSystem(t))}
+	lv := []string{label(t), messageType(t), boolStr(p.isSystem(t))}
 	tp := &topicPuts{in: p.in.WithLabelValues(lv...), bytes: p.bytes.WithLabelValues(lv...),
 		size: p.size.WithLabelValues(lv...)}
 	p.mu.Lock()

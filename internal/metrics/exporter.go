@@ -84,7 +84,10 @@ func (e *Exporter) Start() error {
 		return fmt.Errorf("metrics: listen: %w", err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(Path, promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorLog: zapErrorLog{e.lg}}))
+	// ContinueOnError: a collector failing (a duplicate series, say) costs
+	// its own metrics, not the whole scrape.
+	mux.Handle(Path, promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorLog: zapErrorLog{e.lg},
+		ErrorHandling: promhttp.ContinueOnError}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	e.mu.Lock()
 	e.srv, e.addr, e.done = srv, ln.Addr(), make(chan struct{})
