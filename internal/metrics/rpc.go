@@ -89,7 +89,28 @@ func (r *RPCLatency) Observe(reqCode, respCode int32, latency time.Duration, one
 	o.Observe(float64(latency) / float64(time.Millisecond))
 }
 
+// MaxRPCSeries bounds the histogram's label sets, as OpenTelemetry's
+// default cardinality limit (2000) bounds 5.x's: a client sending made-up
+// request codes cannot grow the broker's memory without end. Label sets
+// beyond it are recorded under request_code and response_code "overflow".
+const MaxRPCSeries = 2000
+
+// overflowCode marks the shared overflow child's key.
+const overflowCode = -1 << 31
+
 func (r *RPCLatency) child(k rpcKey) prometheus.Observer {
+	r.mu.RLock()
+	full := len(r.children) >= MaxRPCSeries
+	r.mu.RUnlock()
+	if full {
+		k = rpcKey{req: overflowCode, resp: overflowCode}
+		r.mu.RLock()
+		o := r.children[k]
+		r.mu.RUnlock()
+		if o != nil {
+			return o
+		}
+	}
 	result := ResultSuccess
 	switch k.result {
 	case 1:
@@ -97,8 +118,11 @@ func (r *RPCLatency) child(k rpcKey) prometheus.Observer {
 	case 2:
 		result = ResultWriteFailed
 	}
-	o := r.vec.WithLabelValues(ProtocolRemoting, RequestCodeDesc(k.req), ResponseCodeDesc(k.resp),
-		strconv.FormatBool(k.longPoll), result)
+	req, resp := RequestCodeDesc(k.req), ResponseCodeDesc(k.resp)
+	if k.req == overflowCode {
+		req, resp = "overflow", "overflow"
+	}
+	o := r.vec.WithLabelValues(ProtocolRemoting, req, resp, strconv.FormatBool(k.longPoll), result)
 	r.mu.Lock()
 	r.children[k] = o
 	r.mu.Unlock()

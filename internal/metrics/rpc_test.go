@@ -29,3 +29,33 @@ func BenchmarkMetricsRPCLatencyObserve(b *testing.B) {
 		}
 	})
 }
+
+// Made-up request codes stop adding series at MaxRPCSeries; the rest are
+// counted under "overflow".
+func TestMetricsRPCLatencyBoundsSeries(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	lat := NewRPCLatency(reg, nil)
+	for c := int32(100000); c < 100000+MaxRPCSeries+500; c++ {
+		lat.Observe(c, code.RequestCodeNotSupported, time.Millisecond, false, false, false)
+	}
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := fams[0].GetMetric()
+	if len(ms) != MaxRPCSeries+1 {
+		t.Fatalf("%d series, want %d", len(ms), MaxRPCSeries+1)
+	}
+	found := false
+	for _, m := range ms {
+		if l := LabelsOf(m); l[LabelRequestCode] == "overflow" {
+			found = true
+			if n := m.GetHistogram().GetSampleCount(); n != 500 {
+				t.Errorf("overflow series has %d samples, want 500", n)
+			}
+		}
+	}
+	if !found {
+		t.Error("no overflow series")
+	}
+}
