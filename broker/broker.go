@@ -19,6 +19,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/acl"
 	"github.com/rocketmq-go/rmq/broker/client"
 	"github.com/rocketmq-go/rmq/broker/filter"
+	"github.com/rocketmq-go/rmq/broker/metrics"
 	"github.com/rocketmq-go/rmq/broker/offset"
 	"github.com/rocketmq-go/rmq/broker/outapi"
 	"github.com/rocketmq-go/rmq/broker/stats"
@@ -26,6 +27,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/subscription"
 	"github.com/rocketmq-go/rmq/broker/topic"
 	"github.com/rocketmq-go/rmq/internal/configfile"
+	imetrics "github.com/rocketmq-go/rmq/internal/metrics"
 	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -139,6 +141,9 @@ type Broker struct {
 	// statsSchedule is Options.StatsSchedule or Java's; fixed at New.
 	statsSchedule stats.Schedule
 
+	exporter *imetrics.Exporter // metrics HTTP exporter (metrics_wiring.go)
+	metrics  *metrics.Collector // nil unless metricsExporterType=PROM
+
 	housekeeping *client.Housekeeping                     // channel events + expiry scan
 	idsDefault   *client.DefaultConsumerIdsChangeListener // NOTIFY_CONSUMER_IDS_CHANGED sender
 
@@ -237,6 +242,10 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	}
 	for _, f := range processorFamilies {
 		f(b)
+	}
+	if err := b.initMetrics(); err != nil { // after the families: it reads b.stats
+		_ = b.store.Shutdown(context.Background())
+		return nil, err
 	}
 	return b, nil
 }
@@ -416,6 +425,9 @@ func (b *Broker) Start() error {
 	if err := b.fastServer.Start(); err != nil {
 		return fmt.Errorf("broker: start fast server: %w", err)
 	}
+	if err := b.startMetrics(); err != nil {
+		return fmt.Errorf("broker: start metrics exporter: %w", err)
+	}
 	addr := b.BrokerAddr()
 	if b.HA != nil {
 		if err := b.HA.Start(); err != nil {
@@ -450,7 +462,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.unregisterAll(ctx)
 	}
 	if b.started.Load() {
-		errs = append(errs, b.server.Shutdown(ctx), b.fastServer.Shutdown(ctx))
+		errs = append(errs, b.server.Shutdown(ctx), b.fastServer.Shutdown(ctx), b.stopMetrics(ctx))
 	}
 	if b.acl != nil {
 		errs = append(errs, b.acl.Shutdown(ctx))

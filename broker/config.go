@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rocketmq-go/rmq/internal/metrics"
 )
 
 // BrokerConfig mirrors org.apache.rocketmq.common.BrokerConfig of 4.9.8: every
@@ -97,6 +99,12 @@ type BrokerConfig struct {
 	AutoDeleteUnusedStats                  bool   `prop:"autoDeleteUnusedStats"`
 	IsolateLogEnable                       bool   `prop:"isolateLogEnable"`
 	ConfigBlackList                        string `prop:"configBlackList"`
+
+	// Metrics holds the 5.x metrics keys (metricsExporterType,
+	// metricsPromExporterHost, metricsPromExporterPort, metricsLabel). Not
+	// embedded, so they stay out of 4.9.8's key set (-p, GET_BROKER_CONFIG):
+	// the binaries bind &Metrics as an extra properties target.
+	Metrics metrics.ExporterConfig
 }
 
 // Java constants the defaults and validation refer to.
@@ -195,6 +203,7 @@ func newBrokerConfig(cpus int) *BrokerConfig {
 		StoreReplyMessageEnable:                true,
 		EnableDetailStat:                       true,
 		ConfigBlackList:                        "configBlackList;brokerConfigPath",
+		Metrics:                                metrics.NewExporterConfig(),
 	}
 }
 
@@ -270,6 +279,7 @@ func (c *BrokerConfig) Validate() error {
 		bad("msgTraceTopicName is empty")
 	}
 	errs = append(errs, c.validatePools()...)
+	errs = append(errs, c.Metrics.Validate())
 	return errors.Join(errs...)
 }
 

@@ -274,6 +274,7 @@ func (b *Broker) countPut(topic string, queueID int32, r commitlog.PutMessageRes
 	n := int64(r.Append.MsgNum)
 	b.stats.IncTopicPut(topic, queueID, n, int64(r.Append.WroteBytes))
 	b.stats.IncBrokerPut(n)
+	b.metrics.OnPut(topic, r.Append.MsgNum, int64(r.Append.WroteBytes)) // rocketmq_message_size; no-op unless metrics are on
 }
 
 // putStatusResponse maps a PutMessageStatus to Java's response code and

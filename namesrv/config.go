@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/metrics"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
@@ -42,6 +43,13 @@ type NamesrvConfig struct {
 	// configured by the same file's controller keys.
 	EnableControllerInNamesrv bool `prop:"enableControllerInNamesrv"`
 
+	// Metrics holds the metrics keys (metricsExporterType,
+	// metricsPromExporterHost, metricsPromExporterPort, metricsLabel):
+	// ours, as 5.x's name server exports no metrics; the broker's 5.x keys
+	// and defaults. Not embedded, so GET_NAMESRV_CONFIG and -p show 4.9.8's
+	// keys only; mqnamesrv binds &Metrics as an extra properties target.
+	Metrics metrics.ExporterConfig
+
 	// ProductEnvNamesrvAddr lists (";"-separated) the name servers that
 	// clusterTest mode falls back to for unknown topics: the DefaultMQAdminExt
 	// of ClusterTestRequestProcessor reads env NAMESRV_ADDR. Not a Java key.
@@ -64,6 +72,7 @@ func NewNamesrvConfig() *NamesrvConfig {
 		ScanNotActiveBrokerInterval: 5000,
 		BrokerChannelExpiredTime:    120000,
 		ProductEnvNamesrvAddr:       os.Getenv("NAMESRV_ADDR"),
+		Metrics:                     metrics.NewExporterConfig(),
 	}
 }
 
@@ -87,6 +96,7 @@ func (c *NamesrvConfig) Validate() error {
 	if c.KVConfigPath == "" {
 		errs = append(errs, errors.New("namesrv: kvConfigPath is empty"))
 	}
+	errs = append(errs, c.Metrics.Validate())
 	return errors.Join(errs...)
 }
 

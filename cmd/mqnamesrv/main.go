@@ -89,7 +89,7 @@ func loadFile(path string, stdout, stderr io.Writer, cfg *namesrv.NamesrvConfig,
 	if path == "" {
 		return nil, nil
 	}
-	m, err := props.LoadFile(path, stderr, cfg, netty, netty.TLS, ccfg, logs)
+	m, err := props.LoadFile(path, stderr, cfg, netty, netty.TLS, ccfg, logs, &cfg.Metrics)
 	if err != nil {
 		return nil, err
 	}

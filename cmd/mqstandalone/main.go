@@ -49,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	cfgs := broker.NewStartupConfigs()
 	tc := remoting.NewTLSConfig()
 	fileLogs := logOpts.FileOptions()
-	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc, fileLogs)...)
+	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc, fileLogs, &cfgs.Broker.Metrics)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
