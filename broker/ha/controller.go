@@ -114,7 +114,10 @@ func (s *Service) ChangeToMaster(epochNum int32) (startOffset int64, err error) 
 	if last := ef.LastEpoch(); epochNum < last {
 		return 0, fmt.Errorf("%w: %d < %d", ErrStaleEpoch, epochNum, last)
 	}
-	if !s.ctl.master.Load() {
+	var maxOff int64
+	if s.ctl.master.Load() {
+		maxOff = s.st.MaxPhyOffset() // already master: puts may be running, nothing to settle
+	} else {
 		ctx, cancel := context.WithTimeout(s.stopCtx, roleSwitchTimeout)
 		err := s.stopClient(ctx)
 		cancel()
@@ -122,10 +125,9 @@ func (s *Service) ChangeToMaster(epochNum int32) (startOffset int64, err error) 
 			return 0, err
 		}
 		s.closeConnections()
-	}
-	maxOff, err := s.st.SettleReplicatedTail()
-	if err != nil {
-		return 0, err
+		if maxOff, err = s.st.SettleReplicatedTail(); err != nil {
+			return 0, err
+		}
 	}
 	if err := s.recordEpoch(ef, epochNum, maxOff); err != nil {
 		return 0, err

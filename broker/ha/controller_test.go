@@ -76,8 +76,8 @@ func putAll(t *testing.T, st store.MessageStore, topic string, from, n int, want
 
 // TestHAControllerTruncatesDivergentTail: A, master of epoch 1, writes
 // m0..m6 (replicated to B) and then m7..m11 that B never gets; B becomes
-// master of epoch 2 and writes n0..n4; A rejoins as B's replica. A drops
-// m7..m11 (its tail after B's epoch-2 start), copies n0..n4, and ends
+// master of epoch 2 and writes n0..n5; A rejoins as B's replica. A drops
+// m7..m11 (its tail after B's epoch-2 start), copies n0..n5, and ends
 // with B's CommitLog byte for byte, B's epoch history, and consume
 // queues serving exactly B's messages.
 func TestHAControllerTruncatesDivergentTail(t *testing.T) {
@@ -107,7 +107,7 @@ func TestHAControllerTruncatesDivergentTail(t *testing.T) {
 		return nil
 	})
 	putAll(t, a.st, "TopicCtl", 7, 5, commitlog.SlaveNotAvailable) // stored on A only
-	putAll(t, b.st, "TopicCtl", 100, 5, commitlog.SlaveNotAvailable)
+	putAll(t, b.st, "TopicCtl", 100, 6, commitlog.SlaveNotAvailable) // a longer tail than A's
 	if a.st.MaxPhyOffset() <= start2 {
 		t.Fatal("A wrote nothing after the epoch-2 start")
 	}
@@ -126,7 +126,7 @@ func TestHAControllerTruncatesDivergentTail(t *testing.T) {
 	keysA, keysB := uniqKeys(t, a.st, "TopicCtl"), uniqKeys(t, b.st, "TopicCtl")
 	slices.Sort(keysA)
 	slices.Sort(keysB)
-	if len(keysA) != 12 || !slices.Equal(keysA, keysB) {
+	if len(keysA) != 13 || !slices.Equal(keysA, keysB) {
 		t.Fatalf("A serves %d messages %v, B %d %v", len(keysA), keysA, len(keysB), keysB)
 	}
 	want := []epoch.Entry{{Epoch: 1, StartOffset: 0, EndOffset: start2}, {Epoch: 2, StartOffset: start2, EndOffset: 1<<63 - 1}}
@@ -135,5 +135,62 @@ func TestHAControllerTruncatesDivergentTail(t *testing.T) {
 	}
 	if got := b.ha.EpochEntries(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("B's epochs %+v, want %+v", got, want)
+	}
+}
+
+// TestHAControllerRoleChangeCycle: three replicas change roles twice
+// without a restart; every replica follows the current master, ends with
+// its CommitLog and epoch history, and refuses puts; a stale epoch is
+// refused; a master told a newer epoch records it without truncating.
+func TestHAControllerRoleChangeCycle(t *testing.T) {
+	a, b, c := startCtlNode(t, 1), startCtlNode(t, 2), startCtlNode(t, 3)
+	if _, err := a.ha.ChangeToMaster(1); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []*testNode{b, c} {
+		if err := n.ha.ChangeToSlave(a.haAddr(), 1, n.ha.LocalBrokerID()); err != nil {
+			t.Fatal(err)
+		}
+		waitSlaveConnected(t, a, n.ha.LocalBrokerID())
+	}
+	putAll(t, a.st, "TopicCycle", 0, 20, commitlog.PutOK)
+	waitReplicated(t, a.st, c.st, 0)
+
+	start2, err := c.ha.ChangeToMaster(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []*testNode{a, b} {
+		if err := n.ha.ChangeToSlave(c.haAddr(), 2, n.ha.LocalBrokerID()); err != nil {
+			t.Fatal(err)
+		}
+		waitSlaveConnected(t, c, n.ha.LocalBrokerID())
+	}
+	putAll(t, c.st, "TopicCycle", 20, 20, commitlog.PutOK)
+	for _, n := range []*testNode{a, b} {
+		waitReplicated(t, c.st, n.st, 0)
+		sameQueues(t, c.st, n.st, "TopicCycle")
+		if r := n.st.PutMessage(newMsg("TopicCycle", 0, body(0, 10))); r.Status != commitlog.ServiceNotAvailable {
+			t.Fatalf("replica %d took a put: %v", n.ha.LocalBrokerID(), r.Status)
+		}
+		if got := n.ha.EpochEntries(); len(got) != 2 || got[1] != (epoch.Entry{Epoch: 2, StartOffset: start2, EndOffset: 1<<63 - 1}) {
+			t.Fatalf("replica %d epochs %+v", n.ha.LocalBrokerID(), got)
+		}
+	}
+	if _, err := c.ha.ChangeToMaster(1); !errors.Is(err, ErrStaleEpoch) {
+		t.Fatalf("stale epoch: %v", err)
+	}
+	if err := a.ha.ChangeToSlave(c.haAddr(), 1, 1); !errors.Is(err, ErrStaleEpoch) {
+		t.Fatalf("stale epoch to a slave: %v", err)
+	}
+	maxBefore := c.st.MaxPhyOffset()
+	start3, err := c.ha.ChangeToMaster(3)
+	if err != nil || start3 != maxBefore {
+		t.Fatalf("re-elected master: start %d (max %d) %v", start3, maxBefore, err)
+	}
+	putAll(t, c.st, "TopicCycle", 40, 5, commitlog.PutOK)
+	waitReplicated(t, c.st, a.st, 0)
+	if got := a.ha.EpochEntries(); len(got) != 3 || got[2].Epoch != 3 || got[2].StartOffset != start3 {
+		t.Fatalf("replica A epochs after epoch 3: %+v", got)
 	}
 }

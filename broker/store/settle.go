@@ -21,18 +21,38 @@ func (s *DefaultMessageStore) SettleReplicatedTail() (int64, error) {
 	r := s.reput
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if s.started.Load() {
-		for r.doReputLocked() {
+	for {
+		if s.started.Load() {
+			for r.doReputLocked() {
+			}
 		}
-	}
-	if r.stall.Load() != nil {
-		return 0, ErrDispatchStalled
-	}
-	if from := r.from.Load(); from < s.cl.MaxOffset() {
+		if r.stall.Load() != nil {
+			return 0, ErrDispatchStalled
+		}
+		from := r.from.Load()
+		if from >= s.cl.MaxOffset() {
+			break
+		}
+		if s.started.Load() && s.recordReadableAt(from) {
+			continue // appended after the pass (a put racing the switch): dispatch it
+		}
 		if err := s.truncateCommitLogLocked(from); err != nil {
 			return 0, err
 		}
+		break
 	}
 	s.recoverTopicQueueTable()
 	return s.cl.MaxOffset(), nil
+}
+
+// recordReadableAt reports whether a whole record (or a file's blank end)
+// starts at off.
+func (s *DefaultMessageStore) recordReadableAt(off int64) bool {
+	buf := s.cl.GetData(off)
+	if buf == nil {
+		return false
+	}
+	defer buf.Release()
+	_, st := parseRecord(buf.Bytes, false)
+	return st == recordValid || st == recordBlank
 }
