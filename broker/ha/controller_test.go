@@ -106,7 +106,7 @@ func TestHAControllerTruncatesDivergentTail(t *testing.T) {
 		}
 		return nil
 	})
-	putAll(t, a.st, "TopicCtl", 7, 5, commitlog.SlaveNotAvailable) // stored on A only
+	putAll(t, a.st, "TopicCtl", 7, 5, commitlog.SlaveNotAvailable)   // stored on A only
 	putAll(t, b.st, "TopicCtl", 100, 6, commitlog.SlaveNotAvailable) // a longer tail than A's
 	if a.st.MaxPhyOffset() <= start2 {
 		t.Fatal("A wrote nothing after the epoch-2 start")
