@@ -24,8 +24,19 @@ var errHousekeeping = errors.New("ha: master sent nothing within haHousekeepingI
 
 // UpdateMasterAddress points the slave at the master's HA address. A new
 // address drops the current connection and reconnects at once; "" stops
-// replicating.
+// replicating. In controller mode it does nothing (5.x
+// AutoSwitchHAService.updateMasterAddress): only ChangeToSlave sets the
+// master there, not the name server's haServerAddr.
 func (s *Service) UpdateMasterAddress(addr string) {
+	if s.ctl.enabled.Load() {
+		s.lg.Debug("ha master address from outside ignored in controller mode", zap.String("new", addr))
+		return
+	}
+	s.setMasterAddress(addr)
+}
+
+// setMasterAddress is UpdateMasterAddress in every mode.
+func (s *Service) setMasterAddress(addr string) {
 	if cur := s.clientAddr.Load(); cur != nil && *cur == addr {
 		return
 	}

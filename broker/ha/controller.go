@@ -174,18 +174,19 @@ func (s *Service) ChangeToSlave(masterHAAddr string, epochNum int32, brokerID in
 	if last := s.ctl.epochs.Load().LastEpoch(); epochNum < last {
 		return fmt.Errorf("%w: %d < %d", ErrStaleEpoch, epochNum, last)
 	}
+	prev := s.st.BrokerRole()
 	if err := s.st.SetBrokerRole(store.Slave); err != nil {
 		return err
 	}
 	wasMaster := s.ctl.master.Swap(false)
 	s.ctl.localID.Store(brokerID)
-	if wasMaster {
+	if wasMaster || prev != store.Slave {
 		s.closeConnections()
 		s.group.failAll()
 		s.ctl.allAck.failAll()
 		s.ctl.sss.reset()
 	}
-	s.UpdateMasterAddress(masterHAAddr)
+	s.setMasterAddress(masterHAAddr)
 	s.lg.Info("ha changed to slave", zap.String("masterHAAddr", masterHAAddr), zap.Int32("epoch", epochNum),
 		zap.Int64("brokerId", brokerID))
 	return nil
@@ -205,7 +206,7 @@ func (s *Service) closeConnections() {
 // session, if any, has ended, so nothing is appended to the store after it
 // returns.
 func (s *Service) stopClient(ctx context.Context) error {
-	s.UpdateMasterAddress("")
+	s.setMasterAddress("")
 	s.clientMu.Lock()
 	done := s.clientDone
 	s.clientMu.Unlock()

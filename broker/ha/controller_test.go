@@ -193,4 +193,8 @@ func TestHAControllerRoleChangeCycle(t *testing.T) {
 	if got := a.ha.EpochEntries(); len(got) != 3 || got[2].Epoch != 3 || got[2].StartOffset != start3 {
 		t.Fatalf("replica A epochs after epoch 3: %+v", got)
 	}
+	a.ha.UpdateMasterAddress(b.haAddr()) // a name server's haServerAddr: only the controller decides
+	if got := a.ha.MasterAddress(); got != c.haAddr() {
+		t.Fatalf("replica follows %s, want the controller's master %s", got, c.haAddr())
+	}
 }
