@@ -60,10 +60,21 @@ func (s *Service) EnableControllerMode() error {
 	}
 	if !s.ctl.enabled.Swap(true) {
 		s.st.SetInSyncReplicasCheck(s.enoughInSyncReplicas)
+		if d, ok := s.st.(interface{ SetOnCommitLogFilesDeleted(func(int64)) }); ok {
+			d.SetOnCommitLogFilesDeleted(s.truncateEpochPrefix)
+		}
 		s.lg.Info("ha controller mode enabled", zap.String("epochFile", s.ctl.epochs.Load().Path()),
 			zap.Int32("lastEpoch", s.ctl.epochs.Load().LastEpoch()))
 	}
 	return nil
+}
+
+// truncateEpochPrefix drops the epoch entries that ended before the
+// CommitLog's new min offset (5.x truncateEpochFilePrefix(minOffset-1)).
+func (s *Service) truncateEpochPrefix(minPhyOffset int64) {
+	if err := s.ctl.epochs.Load().TruncatePrefixByOffset(minPhyOffset - 1); err != nil {
+		s.lg.Error("truncate epoch file prefix failed", zap.Int64("commitLogMinOffset", minPhyOffset), zap.Error(err))
+	}
 }
 
 // IsControllerMode reports whether EnableControllerMode ran.

@@ -198,3 +198,35 @@ func TestHAControllerRoleChangeCycle(t *testing.T) {
 		t.Fatalf("replica follows %s, want the controller's master %s", got, c.haAddr())
 	}
 }
+
+// TestHAControllerEpochPrefixFollowsRetention: when retention deletes
+// CommitLog files, the epochs that ended before the new min offset leave
+// the epoch file.
+func TestHAControllerEpochPrefixFollowsRetention(t *testing.T) {
+	n := newNode(t, "", store.Slave)
+	n.cfg.FileReservedTime = 0 // every file but the last is expired
+	n.open(shortTimeouts)
+	if err := n.ha.EnableControllerMode(); err != nil {
+		t.Fatal(err)
+	}
+	n.ha.SetLocalBrokerID(1)
+	for ep := int32(1); ep <= 3; ep++ {
+		if _, err := n.ha.ChangeToMaster(ep); err != nil {
+			t.Fatal(err)
+		}
+		putAll(t, n.st, "TopicRet", int(ep)*100, 30, commitlog.SlaveNotAvailable) // ~90 KiB: past a 64 KiB file
+	}
+	if got := n.ha.EpochEntries(); len(got) != 3 {
+		t.Fatalf("epochs before retention %+v", got)
+	}
+	n.st.ExecuteDeleteFilesManually()
+	n.st.CleanFilesNow()
+	minOff := n.st.MinPhyOffset()
+	got := n.ha.EpochEntries()
+	if len(got) == 0 || got[0].EndOffset <= minOff-1 || got[len(got)-1].Epoch != 3 {
+		t.Fatalf("after retention (min offset %d) epochs %+v", minOff, got)
+	}
+	if len(got) == 3 {
+		t.Fatalf("no epoch dropped though the min offset moved to %d: %+v", minOff, got)
+	}
+}
