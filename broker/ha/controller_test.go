@@ -230,3 +230,29 @@ func TestHAControllerEpochPrefixFollowsRetention(t *testing.T) {
 		t.Fatalf("no epoch dropped though the min offset moved to %d: %+v", minOff, got)
 	}
 }
+
+// TestHAControllerEmptyEpochReplaced: an epoch that wrote nothing is
+// replaced by the next one at the same offset on the master, and a replica
+// that only saw heartbeats of it records the epoch that wrote its data.
+func TestHAControllerEmptyEpochReplaced(t *testing.T) {
+	a, b := startCtlNode(t, 1), startCtlNode(t, 2)
+	if _, err := a.ha.ChangeToMaster(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ha.ChangeToSlave(a.haAddr(), 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	waitSlaveConnected(t, a, 2)
+	time.Sleep(3 * 100 * time.Millisecond) // a few heartbeats of epoch 1 (shortTimeouts: 100 ms)
+	if _, err := a.ha.ChangeToMaster(2); err != nil {
+		t.Fatal(err)
+	}
+	putAll(t, a.st, "TopicEmpty", 0, 5, commitlog.PutOK)
+	waitReplicated(t, a.st, b.st, 0)
+	want := []epoch.Entry{{Epoch: 2, StartOffset: 0, EndOffset: 1<<63 - 1}}
+	for _, n := range []*testNode{a, b} {
+		if got := n.ha.EpochEntries(); !reflect.DeepEqual(got, want) {
+			t.Fatalf("broker %d epochs %+v, want %+v", n.ha.LocalBrokerID(), got, want)
+		}
+	}
+}
