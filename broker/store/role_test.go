@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -57,6 +58,10 @@ func TestStoreRoleSwitchAtRuntime(t *testing.T) {
 // record the replication stream left incomplete and continues every
 // queue's offsets where the replicated messages ended.
 func TestStoreSettleReplicatedTail(t *testing.T) {
+	unstarted := openStore(t, smallConfig(t))
+	if _, err := unstarted.SettleReplicatedTail(); !errors.Is(err, ErrNotStarted) {
+		t.Fatalf("before Start: %v", err)
+	}
 	master := startStore(t, smallConfig(t))
 	res := writeQueues(t, master, 51)
 	scfg := smallConfig(t)

@@ -1,11 +1,14 @@
 package store
 
-import "fmt"
+import "errors"
+
+// ErrNotStarted is returned by SettleReplicatedTail before Start.
+var ErrNotStarted = errors.New("store: not started")
 
 // ErrDispatchStalled is returned by SettleReplicatedTail while the
 // dispatcher is retrying a unit it could not write: the bytes after it are
 // valid and must not be dropped.
-var ErrDispatchStalled = fmt.Errorf("store: dispatcher stalled, cannot settle the commit log tail")
+var ErrDispatchStalled = errors.New("store: dispatcher stalled, cannot settle the commit log tail")
 
 // SettleReplicatedTail prepares a replica's store to take puts as a master
 // (Java AutoSwitchHAService.truncateInvalidMsg + recoverTopicQueueTable in
@@ -18,13 +21,14 @@ func (s *DefaultMessageStore) SettleReplicatedTail() (int64, error) {
 	if s.shutdown.Load() {
 		return 0, ErrShutdown
 	}
+	if !s.started.Load() {
+		return 0, ErrNotStarted // the reput offset is not known before Start
+	}
 	r := s.reput
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for {
-		if s.started.Load() {
-			for r.doReputLocked() {
-			}
+		for r.doReputLocked() {
 		}
 		if r.stall.Load() != nil {
 			return 0, ErrDispatchStalled
@@ -33,7 +37,7 @@ func (s *DefaultMessageStore) SettleReplicatedTail() (int64, error) {
 		if from >= s.cl.MaxOffset() {
 			break
 		}
-		if s.started.Load() && s.recordReadableAt(from) {
+		if s.recordReadableAt(from) {
 			continue // appended after the pass (a put racing the switch): dispatch it
 		}
 		if err := s.truncateCommitLogLocked(from); err != nil {
