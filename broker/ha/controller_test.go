@@ -14,6 +14,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/store/epoch"
+	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
@@ -254,5 +255,72 @@ func TestHAControllerEmptyEpochReplaced(t *testing.T) {
 		if got := n.ha.EpochEntries(); !reflect.DeepEqual(got, want) {
 			t.Fatalf("broker %d epochs %+v, want %+v", n.ha.LocalBrokerID(), got, want)
 		}
+	}
+}
+
+// TestHAControllerSwitchUnderLoad: the replica is promoted while the old
+// master keeps writing (its stream may stop mid-record); the new master
+// ends on a record boundary, continues every queue's offsets, and the old
+// master rejoins and converges to it byte for byte.
+func TestHAControllerSwitchUnderLoad(t *testing.T) {
+	a, b := startCtlNode(t, 1), startCtlNode(t, 2)
+	if _, err := a.ha.ChangeToMaster(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.ha.ChangeToSlave(a.haAddr(), 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	waitSlaveConnected(t, a, 2)
+	stop := make(chan struct{})
+	done := make(chan int)
+	go func() {
+		i := 0
+		for ; ; i++ {
+			select {
+			case <-stop:
+				done <- i
+				return
+			default:
+			}
+			m := newMsg("TopicLoad", int32(i%4), body(i, 700+i%5*300))
+			m.Properties[message.PropertyWaitStoreMsgOK] = "false" // A keeps writing when B is gone
+			m.PropertiesString = message.MarshalProperties(m.Properties)
+			if r := a.st.PutMessage(m); r.Status != commitlog.PutOK {
+				t.Errorf("put %d on A: %v", i, r.Status)
+			}
+		}
+	}()
+	wait.Eventually(t, 10*time.Second, func() error {
+		if b.st.MaxPhyOffset() < 200<<10 {
+			return fmt.Errorf("B holds %d bytes", b.st.MaxPhyOffset())
+		}
+		return nil
+	})
+	start2, err := b.ha.ChangeToMaster(2) // mid-stream
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.st.MaxPhyOffset(); got != start2 {
+		t.Fatalf("B appended after ChangeToMaster returned: %d -> %d", start2, got)
+	}
+	close(stop)
+	written := <-done
+	if written == 0 || a.st.MaxPhyOffset() <= start2 {
+		t.Fatalf("A wrote %d messages, max %d, B's epoch 2 starts at %d", written, a.st.MaxPhyOffset(), start2)
+	}
+	putAll(t, b.st, "TopicLoad", 100000, 9, commitlog.SlaveNotAvailable)
+	if err := a.ha.ChangeToSlave(b.haAddr(), 2, 1); err != nil {
+		t.Fatal(err)
+	}
+	waitReplicated(t, b.st, a.st, 0)
+	sameQueues(t, b.st, a.st, "TopicLoad")
+	keysA, keysB := uniqKeys(t, a.st, "TopicLoad"), uniqKeys(t, b.st, "TopicLoad")
+	slices.Sort(keysA)
+	slices.Sort(keysB)
+	if !slices.Equal(keysA, keysB) {
+		t.Fatalf("A serves %d messages, B %d", len(keysA), len(keysB))
+	}
+	if fa, fb := commitLogFiles(t, a), commitLogFiles(t, b); !reflect.DeepEqual(fa, fb) {
+		t.Fatal("CommitLog files differ")
 	}
 }
