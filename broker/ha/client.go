@@ -24,16 +24,10 @@ var errHousekeeping = errors.New("ha: master sent nothing within haHousekeepingI
 
 // UpdateMasterAddress points the slave at the master's HA address. A new
 // address drops the current connection and reconnects at once; "" stops
-// replicating. In controller mode it does nothing (5.x
-// AutoSwitchHAService.updateMasterAddress): only ChangeToSlave sets the
-// master there, not the name server's haServerAddr.
-func (s *Service) UpdateMasterAddress(addr string) {
-	if s.ctl.enabled.Load() {
-		s.lg.Debug("ha master address from outside ignored in controller mode", zap.String("new", addr))
-		return
-	}
-	s.setMasterAddress(addr)
-}
+// replicating. In controller mode it is 5.x's updateHaMasterAddress: the
+// broker learns the HA address of the master the controller named from
+// the name server, after ChangeToSlave.
+func (s *Service) UpdateMasterAddress(addr string) { s.setMasterAddress(addr) }
 
 // setMasterAddress is UpdateMasterAddress in every mode.
 func (s *Service) setMasterAddress(addr string) {

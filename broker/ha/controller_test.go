@@ -194,10 +194,15 @@ func TestHAControllerRoleChangeCycle(t *testing.T) {
 	if got := a.ha.EpochEntries(); len(got) != 3 || got[2].Epoch != 3 || got[2].StartOffset != start3 {
 		t.Fatalf("replica A epochs after epoch 3: %+v", got)
 	}
-	a.ha.UpdateMasterAddress(b.haAddr()) // a name server's haServerAddr: only the controller decides
-	if got := a.ha.MasterAddress(); got != c.haAddr() {
-		t.Fatalf("replica follows %s, want the controller's master %s", got, c.haAddr())
+	// As 5.x (changeToSlave, then updateHaMasterAddress from the name
+	// server): a replica told its master without the HA address yet
+	// replicates once the address arrives.
+	if err := b.ha.ChangeToSlave("", 3, 2); err != nil {
+		t.Fatal(err)
 	}
+	putAll(t, c.st, "TopicCycle", 45, 3, commitlog.PutOK) // A acknowledges
+	b.ha.UpdateMasterAddress(c.haAddr())
+	waitReplicated(t, c.st, b.st, 0)
 }
 
 // TestHAControllerEpochPrefixFollowsRetention: when retention deletes
