@@ -120,7 +120,7 @@ func TestHAControllerSyncStateSetTracking(t *testing.T) {
 	if c := a.st.ConfirmOffset(); c != stalledAt {
 		t.Fatalf("set confirm offset %d, want member 3's ack %d", c, stalledAt)
 	}
-	time.Sleep(notCatchup) // let member 3 fall behind for haMaxTimeSlaveNotCatchup
+	time.Sleep(notCatchup)      // let member 3 fall behind for haMaxTimeSlaveNotCatchup
 	waitSlaveConnected(t, a, 3) // still connected: the shrink below is for lagging, not for leaving
 	wait.Eventually(t, 5*time.Second, func() error {
 		mustPutN(t, a.st, "TopicSSS", 10, 1, 100) // B keeps catching up
