@@ -118,6 +118,9 @@ func (c *connection) autoWriteLoop() {
 		return
 	case <-c.auto.handshake:
 	}
+	if !c.waitMaster() {
+		return
+	}
 	ef := c.s.ctl.epochs.Load()
 	entries := ef.Entries()
 	hs := AppendMasterHandshake(nil, c.s.st.MaxPhyOffset(), entries)
@@ -139,6 +142,24 @@ func (c *connection) autoWriteLoop() {
 	if err := w.run(); err != nil {
 		c.logWriteEnd(err)
 	}
+}
+
+// waitMaster holds the handshake answer until this broker is the master
+// (5.x answers whatever its role): a replica told about its new master
+// before the master finished ChangeToMaster must not copy from a replica.
+// The slave's silence meanwhile ends the connection after
+// haHousekeepingInterval, and it reconnects.
+func (c *connection) waitMaster() bool {
+	t := time.NewTicker(10 * time.Millisecond)
+	defer t.Stop()
+	for !c.s.ctl.master.Load() {
+		select {
+		case <-c.done:
+			return false
+		case <-t.C:
+		}
+	}
+	return true
 }
 
 // autoStartOffset: a slave with nothing starts at the master's first

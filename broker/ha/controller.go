@@ -109,10 +109,11 @@ func (s *Service) EpochEntries() []epoch.Entry {
 }
 
 // ChangeToMaster makes this broker the master of epoch (5.x
-// changeToMaster): it stops replicating, closes the HA connections, drops
-// a record left incomplete by the replication stream, records
-// (epoch, maxOffset) in the epoch file and switches the store to
-// SYNC_MASTER, so it takes puts. It returns the epoch's start offset.
+// changeToMaster): it stops replicating, drops a record left incomplete
+// by the replication stream, records (epoch, maxOffset) in the epoch file
+// and switches the store to SYNC_MASTER, so it takes puts; replicas that
+// connected early get their handshake answer from then on. It returns the
+// epoch's start offset.
 // Called again while already master, it only records the new epoch
 // (changeToMasterWhenLastRoleIsMaster).
 func (s *Service) ChangeToMaster(epochNum int32) (startOffset int64, err error) {
@@ -135,7 +136,8 @@ func (s *Service) ChangeToMaster(epochNum int32) (startOffset int64, err error) 
 		if err != nil {
 			return 0, err
 		}
-		s.closeConnections()
+		// Replica connections already open are kept: they wait for the
+		// handshake answer until this broker is master (waitMaster).
 		if maxOff, err = s.st.SettleReplicatedTail(); err != nil {
 			return 0, err
 		}

@@ -329,3 +329,30 @@ func TestHAControllerSwitchUnderLoad(t *testing.T) {
 		t.Fatal("CommitLog files differ")
 	}
 }
+
+// TestHAControllerReplicaWaitsForTheMaster: a replica that connects to a
+// broker before it has become master gets no handshake answer (it must
+// not copy a replica's log) until ChangeToMaster, then replicates.
+func TestHAControllerReplicaWaitsForTheMaster(t *testing.T) {
+	a, b := startCtlNode(t, 1), startCtlNode(t, 2)
+	if err := b.ha.ChangeToSlave(a.haAddr(), 1, 2); err != nil {
+		t.Fatal(err)
+	}
+	wait.Eventually(t, 5*time.Second, func() error {
+		if len(a.ha.SlaveStates()) == 0 || a.ha.SlaveStates()[0].BrokerID != 2 {
+			return fmt.Errorf("no handshake from B yet: %+v", a.ha.SlaveStates())
+		}
+		return nil
+	})
+	for end := time.Now().Add(300 * time.Millisecond); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if s := a.ha.SlaveStates()[0]; s.AckOffset != -1 {
+			t.Fatalf("B reported %d before A became master", s.AckOffset)
+		}
+	}
+	if _, err := a.ha.ChangeToMaster(1); err != nil {
+		t.Fatal(err)
+	}
+	waitSlaveConnected(t, a, 2) // on the connection it opened before
+	putAll(t, a.st, "TopicWait", 0, 5, commitlog.PutOK)
+	waitReplicated(t, a.st, b.st, 0)
+}
