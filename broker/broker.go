@@ -204,6 +204,9 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	if lg == nil {
 		lg = zap.NewNop()
 	}
+	for _, w := range cfg.Unimplemented() {
+		lg.Warn("setting accepted but not implemented", zap.String("detail", w))
+	}
 	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1),
 		storeOpts: opts.StoreOptions}
 	b.cfg.Store(cfg.Clone())
