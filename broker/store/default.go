@@ -115,7 +115,8 @@ type DefaultMessageStore struct {
 	reput            *reputService
 	stats            *storeStats
 	clean            *cleanService
-	live             liveCfg // settings UPDATE_BROKER_CONFIG changed (liveconfig.go)
+	live             liveCfg  // settings UPDATE_BROKER_CONFIG changed (liveconfig.go)
+	role             liveRole // the live brokerRole (role.go)
 
 	services []*service.Service // started in Start, stopped in reverse
 	started  atomic.Bool
@@ -147,6 +148,7 @@ func Open(cfg *MessageStoreConfig, lg *zap.Logger, opts ...Option) (*DefaultMess
 	if s.opts.totalMemory <= 0 {
 		s.opts.totalMemory = totalPhysicalMemory()
 	}
+	s.role.init(cfg.BrokerRole, s.opts.brokerID)
 	if err := s.open(); err != nil {
 		if s.cl != nil {
 			_ = s.cl.Shutdown(context.Background())

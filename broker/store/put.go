@@ -66,7 +66,7 @@ func (s *DefaultMessageStore) checkStoreStatus() commitlog.PutMessageStatus {
 	case s.shutdown.Load() || !s.started.Load():
 		s.lg.Debug("message store has shutdown, so putMessage is forbidden")
 		return commitlog.ServiceNotAvailable
-	case s.cfg.BrokerRole == Slave:
+	case s.isSlave():
 		s.lg.Debug("broke role is slave, so putMessage is forbidden")
 		return commitlog.ServiceNotAvailable
 	case !s.flags.isWriteable():
@@ -215,6 +215,12 @@ func (s *DefaultMessageStore) AppendToCommitLog(startOffset int64, data []byte) 
 // units and index entries pointing there, and rebuilds the queue offset
 // table; the dispatcher restarts at offset if it was beyond.
 func (s *DefaultMessageStore) TruncateCommitLog(offset int64) error {
+	s.reput.mu.Lock() // no dispatch pass runs over the tail being dropped
+	defer s.reput.mu.Unlock()
+	return s.truncateCommitLogLocked(offset)
+}
+
+func (s *DefaultMessageStore) truncateCommitLogLocked(offset int64) error {
 	if err := s.cl.Truncate(offset); err != nil {
 		return err
 	}
