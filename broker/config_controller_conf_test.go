@@ -53,4 +53,3 @@ func TestBrokerConfigControllerConfsLoad(t *testing.T) {
 		})
 	}
 }
-

@@ -279,4 +279,3 @@ func (h controllerHost) SetFenced(fenced bool) {
 func (h controllerHost) ReplicaState() (int32, int64, int64) {
 	return h.ha.LastEpoch(), h.b.store.MaxPhyOffset(), h.b.store.ConfirmOffset()
 }
-

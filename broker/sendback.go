@@ -17,10 +17,10 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker/schedule"
-	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/topic"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
