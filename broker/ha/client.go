@@ -83,6 +83,7 @@ func (s *Service) setClientConn(c net.Conn) bool {
 	default:
 	}
 	s.clientConn = c
+	s.clientDone = make(chan struct{})
 	return true
 }
 
@@ -128,13 +129,18 @@ func (s *Service) replicate(addr string) error {
 		return nil
 	}
 	defer func() {
+		_ = nc.Close()
 		s.clientMu.Lock()
 		s.clientConn = nil
+		close(s.clientDone)
+		s.clientDone = nil
 		s.clientMu.Unlock()
-		_ = nc.Close()
 	}()
 	if s.MasterAddress() != addr { // changed while dialing
 		return nil
+	}
+	if s.ctl.enabled.Load() {
+		return s.runAutoSwitchSession(addr, nc)
 	}
 	s.lg.Info("ha connected to master", zap.String("masterAddr", addr), zap.Int64("commitLogOffset", s.st.MaxPhyOffset()))
 	r := &replicaSession{s: s, nc: nc, buf: make([]byte, clientBufferSize), first: true}

@@ -148,7 +148,7 @@ func Open(cfg *MessageStoreConfig, lg *zap.Logger, opts ...Option) (*DefaultMess
 	if s.opts.totalMemory <= 0 {
 		s.opts.totalMemory = totalPhysicalMemory()
 	}
-	s.role.init(cfg.BrokerRole, s.opts.brokerID)
+	s.role.init(s.opts.brokerID)
 	if err := s.open(); err != nil {
 		if s.cl != nil {
 			_ = s.cl.Shutdown(context.Background())

@@ -13,23 +13,30 @@ import (
 	"sync/atomic"
 
 	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/internal/message"
 )
 
 // liveRole is the role the running store acts on, plus the broker id the
 // dispatcher's master rule needs (brokerId 0 on a master).
 type liveRole struct {
-	role     atomic.Pointer[BrokerRole]
+	role     atomic.Pointer[BrokerRole] // nil until SetBrokerRole: cfg.BrokerRole applies
 	brokerID atomic.Int64
+	fenced   atomic.Bool                 // SetFenced: puts refused
+	inSync   atomic.Pointer[func() bool] // SetInSyncReplicasCheck
 }
 
-func (l *liveRole) init(r BrokerRole, brokerID int64) {
-	l.role.Store(&r)
-	l.brokerID.Store(brokerID)
-}
+func (l *liveRole) init(brokerID int64) { l.brokerID.Store(brokerID) }
 
 // BrokerRole is the role the store runs with now: the configured
-// brokerRole until SetBrokerRole changes it.
-func (s *DefaultMessageStore) BrokerRole() BrokerRole { return *s.role.role.Load() }
+// brokerRole (read at use time, as Java does) until SetBrokerRole sets one.
+func (s *DefaultMessageStore) BrokerRole() BrokerRole {
+	if r := s.role.role.Load(); r != nil {
+		return *r
+	}
+	return s.cfg.BrokerRole
+}
 
 // SetBrokerRole switches the running store to r (controller mode). A SLAVE
 // refuses puts (SERVICE_NOT_AVAILABLE) and does not notify long polls; a
@@ -61,4 +68,42 @@ func (s *DefaultMessageStore) isSlave() bool { return s.BrokerRole() == Slave }
 // dispatcher: a master skips an unreadable tail, a slave waits for it.
 func (s *DefaultMessageStore) isDispatchMaster() bool {
 	return !s.isSlave() && s.role.brokerID.Load() == 0
+}
+
+// SetFenced makes the store refuse puts with SERVICE_NOT_AVAILABLE while
+// on (5.x RunningFlags.makeFenced: a controller-mode master that lost its
+// lease or learned a newer epoch must not acknowledge writes).
+func (s *DefaultMessageStore) SetFenced(on bool) {
+	if s.role.fenced.Swap(on) != on {
+		s.lg.Warn("store fencing changed", zap.Bool("fenced", on))
+	}
+}
+
+// IsFenced reports whether SetFenced(true) is in effect.
+func (s *DefaultMessageStore) IsFenced() bool { return s.role.fenced.Load() }
+
+// SetInSyncReplicasCheck installs f, asked before a put that waits for its
+// store (property WAIT != "false") is appended on a SYNC_MASTER: false
+// refuses it with IN_SYNC_REPLICAS_NOT_ENOUGH and nothing is written (5.x
+// controller mode, minInSyncReplicas). nil removes it.
+func (s *DefaultMessageStore) SetInSyncReplicasCheck(f func() bool) {
+	if f == nil {
+		s.role.inSync.Store(nil)
+		return
+	}
+	s.role.inSync.Store(&f)
+}
+
+// checkInSyncReplicas applies SetInSyncReplicasCheck's rule to a put
+// whose first message is m.
+func (s *DefaultMessageStore) checkInSyncReplicas(m *message.MessageExt) commitlog.PutMessageStatus {
+	f := s.role.inSync.Load()
+	if f == nil || s.BrokerRole() != SyncMaster ||
+		message.PropertyValue(m.PropertiesString, message.PropertyWaitStoreMsgOK) == "false" {
+		return commitlog.PutOK
+	}
+	if !(*f)() {
+		return commitlog.InSyncReplicasNotEnough
+	}
+	return commitlog.PutOK
 }

@@ -83,6 +83,13 @@ type MessageStore interface {
 	// tail and rebuilds the queue offset table before the store acts as a
 	// master; it returns the CommitLog max offset.
 	SettleReplicatedTail() (int64, error)
+	// SetFenced refuses puts (SERVICE_NOT_AVAILABLE) while on.
+	SetFenced(on bool)
+	// IsFenced reports whether puts are fenced.
+	IsFenced() bool
+	// SetInSyncReplicasCheck installs the minInSyncReplicas gate of a
+	// controller-mode SYNC_MASTER (nil: none).
+	SetInSyncReplicasCheck(f func() bool)
 
 	DispatchBehindBytes() int64
 	// Flush flushes the CommitLog and returns the flushed offset.
