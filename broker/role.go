@@ -51,6 +51,7 @@ type haController interface {
 	SetSyncStateSet(ids []int64)
 	SetOnSyncStateSetChanged(f func(proposed []int64))
 	MaybeShrinkSyncStateSet() (proposed []int64, changed bool)
+	ConfirmOffset() int64
 }
 
 // fenceable is the store's 5.x RunningFlags.makeFenced.
@@ -277,5 +278,5 @@ func (h controllerHost) SetFenced(fenced bool) {
 }
 
 func (h controllerHost) ReplicaState() (int32, int64, int64) {
-	return h.ha.LastEpoch(), h.b.store.MaxPhyOffset(), h.b.store.ConfirmOffset()
+	return h.ha.LastEpoch(), h.b.store.MaxPhyOffset(), h.ha.ConfirmOffset()
 }
