@@ -67,7 +67,8 @@ type Config struct {
 	CheckSyncStateSetPeriod  time.Duration // checkSyncStateSetPeriod: master's SyncStateSet check
 	SyncControllerMetadata   time.Duration // syncControllerMetadataPeriod: leader lookup
 	ElectionPriority         int           // brokerElectionPriority
-	// RetryInterval is the pause between failed registration attempts (5.x: 5 s).
+	// RetryInterval is the longest pause between failed registration
+	// attempts (5.x: 5 s between attempts).
 	RetryInterval time.Duration
 }
 
@@ -197,8 +198,11 @@ func (m *Manager) sleep(d time.Duration) bool {
 func (m *Manager) run() {
 	ctx, cancel := m.ctx()
 	defer cancel()
-	for !m.startBasic(ctx) {
-		if !m.sleep(m.cfg.RetryInterval) {
+	// 5.x retries every 5 s; we start at 200 ms and double up to
+	// RetryInterval, so a broker started with its controller (or racing
+	// another broker for an id) gets its role in well under a second.
+	for wait := 200 * time.Millisecond; !m.startBasic(ctx); wait = min(2*wait, m.cfg.RetryInterval) {
+		if !m.sleep(wait) {
 			return
 		}
 	}
@@ -253,6 +257,8 @@ func (m *Manager) startBasic(ctx context.Context) bool {
 		return false
 	}
 	if ev.masterID == noMaster {
+		// The controller elects only live brokers: beat first (5.x does too).
+		m.heartbeat(ctx)
 		if ev, err = m.elect(ctx); err != nil {
 			m.lg.Warn("no master in the group and election failed", zap.Error(err))
 			return false
@@ -444,6 +450,10 @@ func (m *Manager) checkSyncStateSet(ctx context.Context) {
 	if !m.isMaster.Load() || m.fenced.Load() {
 		return
 	}
+	if p := m.propose.Swap(nil); p != nil { // a proposal the controller refused (replica not yet seen alive)
+		m.alterSyncStateSet(ctx, *p)
+		return
+	}
 	if p, changed := m.host.ShrinkSyncStateSet(); changed {
 		m.alterSyncStateSet(ctx, p)
 	}
@@ -493,6 +503,7 @@ func (m *Manager) alterSyncStateSet(ctx context.Context, want []int64) {
 	s, err := m.cli.AlterSyncStateSet(ctx, m.cfg.BrokerName, self, m.masterEpoch.Load(), want, m.setEpoch)
 	if err != nil {
 		m.lg.Warn("alter syncStateSet failed", zap.Int64s("syncStateSet", m.set), zap.Int64s("newSyncStateSet", want), zap.Error(err))
+		m.propose.CompareAndSwap(nil, &want) // retried at the next check unless a newer one came
 		return
 	}
 	m.changeSyncStateSet(s.SyncStateSet, s.SyncStateSetEpoch)

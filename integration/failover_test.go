@@ -1,0 +1,315 @@
+package integration
+
+// Controller mode end to end (5.x automatic failover): in-process
+// controllers, a name server and a group of brokers that all start as
+// SLAVE with brokerId -1, as in Apache's quick start. The controller
+// assigns ids and elects the master; the official Go client produces.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/primitive"
+	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/apache/rocketmq-client-go/v2/rlog"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/broker"
+	bctl "github.com/rocketmq-go/rmq/broker/controller"
+	"github.com/rocketmq-go/rmq/broker/store"
+	ctlclient "github.com/rocketmq-go/rmq/controller/client"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/namesrv"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+)
+
+// foEnv is a controller cluster, a name server and one broker group in
+// controller mode.
+type foEnv struct {
+	t       *testing.T
+	ctl     *testutil.ControllerCluster
+	ns      *namesrv.Namesrv
+	nsAddr  string
+	topic   string
+	nodes   []*foNode
+	brokerN string
+}
+
+// foNode is one broker of the group: its configuration (kept so it can be
+// restarted on the same store) and the running broker.
+type foNode struct {
+	name string
+	cfg  *broker.BrokerConfig
+	scfg *store.MessageStoreConfig
+	b    *broker.Broker // nil while stopped
+}
+
+type foOpt func(*broker.BrokerConfig, *store.MessageStoreConfig)
+
+// foTimings are the test's controller-mode periods: short so a failover
+// takes seconds, as a production deployment would tune them.
+func foTimings(c *broker.BrokerConfig, s *store.MessageStoreConfig) {
+	c.BrokerHeartbeatInterval = 200
+	c.ControllerHeartBeatTimeoutMills = 3000
+	c.SyncBrokerMetadataPeriod = 500
+	c.CheckSyncStateSetPeriod = 500
+	c.SyncControllerMetadataPeriod = 2000
+	s.HAMaxTimeSlaveNotCatchup = 5000
+}
+
+func newFailoverEnv(t *testing.T, controllers, brokers int, ctlOpts []testutil.ControllerOption, opts ...foOpt) *foEnv {
+	t.Helper()
+	rlog.SetLogLevel("error")
+	e := &foEnv{t: t, ctl: testutil.StartControllers(t, controllers, ctlOpts...), topic: uniqueName("FOT"), brokerN: "broker-a"}
+	e.ns = testutil.StartNamesrv(t)
+	e.nsAddr = e.ns.Addr().String()
+	for i := range brokers {
+		cfg, scfg := testutil.NewBrokerConfigs(t, e.nsAddr)
+		cfg.BrokerName = e.brokerN
+		cfg.EnableControllerMode = true
+		cfg.ControllerAddr = e.ctl.ControllerAddr()
+		cfg.BrokerID = -1
+		scfg.BrokerRole = store.Slave
+		scfg.AllAckInSyncStateSet = true
+		scfg.SyncFlushTimeout = 3000
+		foTimings(cfg, scfg)
+		for _, o := range opts {
+			o(cfg, scfg)
+		}
+		n := &foNode{name: "n" + strconv.Itoa(i), cfg: cfg, scfg: scfg}
+		e.nodes = append(e.nodes, n)
+		e.start(n)
+	}
+	return e
+}
+
+// start (re)starts n on its store with fresh ephemeral ports.
+func (e *foEnv) start(n *foNode) {
+	e.t.Helper()
+	srv := broker.NewNettyServerConfig()
+	srv.ListenPort = 0
+	srv.ListenAddr = "127.0.0.1:0"
+	b, err := broker.New(n.cfg.Clone(), n.scfg, broker.Options{ServerConfig: srv, FastListenAddr: "127.0.0.1:0",
+		Logger: zaptest.NewLogger(e.t).Named(n.name)})
+	if err != nil {
+		e.t.Fatalf("start %s: %v", n.name, err)
+	}
+	if err := b.Start(); err != nil {
+		haShutdown(e.t, b)
+		e.t.Fatalf("start %s: %v", n.name, err)
+	}
+	e.t.Cleanup(func() { haShutdown(e.t, b) })
+	n.b = b
+}
+
+// kill stops n (its connections close, as on kill -9; the store is
+// flushed, which a crash would not do: the unreplicated-tail test adds a
+// tail explicitly).
+func (e *foEnv) kill(n *foNode) {
+	e.t.Helper()
+	haShutdown(e.t, n.b)
+	n.b = nil
+}
+
+// master waits until exactly one running broker acts as master, with a
+// role (not fenced), and returns it.
+func (e *foEnv) master(within time.Duration) *foNode {
+	e.t.Helper()
+	var m *foNode
+	testutil.Eventually(e.t, within, func() error {
+		m = nil
+		for _, n := range e.nodes {
+			if n.b == nil || n.b.Replicas() == nil {
+				continue
+			}
+			if r := n.b.Replicas(); r.IsMaster() && !r.Fenced() {
+				if m != nil {
+					return fmt.Errorf("two masters: %s and %s", m.name, n.name)
+				}
+				m = n
+			}
+		}
+		if m == nil {
+			return fmt.Errorf("no master yet")
+		}
+		return nil
+	})
+	return m
+}
+
+// route is the name server's view of the group: brokerId → address.
+func (e *foEnv) route() map[int64]string {
+	return e.ns.RouteInfoManager().GetBrokerMemberGroup(e.nodes[0].cfg.BrokerClusterName, e.brokerN).BrokerAddrs
+}
+
+// waitRoute waits until the route shows master as brokerId 0 and each
+// other running broker with its controller-assigned id (≥ 1).
+func (e *foEnv) waitRoute(master *foNode, within time.Duration) {
+	e.t.Helper()
+	testutil.Eventually(e.t, within, func() error {
+		want := map[int64]string{0: master.b.BrokerAddr()}
+		for _, n := range e.nodes {
+			if n == master || n.b == nil {
+				continue
+			}
+			id := n.b.Replicas().BrokerID()
+			if id < 1 {
+				return fmt.Errorf("%s has controller id %d", n.name, id)
+			}
+			want[id] = n.b.BrokerAddr()
+		}
+		if got := e.route(); !mapsEqual(got, want) {
+			return fmt.Errorf("route %v, want %v", got, want)
+		}
+		return nil
+	})
+}
+
+func mapsEqual(a, b map[int64]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// syncStateSet is the group's SyncStateSet as the controller leader holds it.
+func (e *foEnv) syncStateSet() (master int64, epoch int32, set []int64) {
+	e.t.Helper()
+	rc := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+	defer func() { _ = rc.Shutdown(context.Background()) }()
+	cli := ctlclient.New(rc, e.ctl.Addrs, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	r, err := cli.GetReplicaInfo(ctx, e.brokerN)
+	if err != nil || r.Header.MasterBrokerID == nil || r.Header.MasterEpoch == nil {
+		return -1, 0, nil
+	}
+	return *r.Header.MasterBrokerID, *r.Header.MasterEpoch, slices.Sorted(slices.Values(r.SyncStateSet.SyncStateSet))
+}
+
+// createTopic creates the 4-queue topic on the master and copies it to the
+// running slaves now (slave sync would within 10 s).
+func (e *foEnv) createTopic(master *foNode) {
+	e.t.Helper()
+	tc := body.NewTopicConfig(e.topic)
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 4, 4, 6
+	master.b.Topics().UpdateTopicConfig(tc)
+	master.b.RegisterBrokerAll(false)
+	for _, n := range e.nodes {
+		if n != master && n.b != nil {
+			testutil.Eventually(e.t, 10*time.Second, func() error {
+				n.b.SyncAll(context.Background())
+				if n.b.Topics().SelectTopicConfig(e.topic) == nil {
+					return fmt.Errorf("%s lacks topic %s", n.name, e.topic)
+				}
+				return nil
+			})
+		}
+	}
+}
+
+func (e *foEnv) producer(retries int) rocketmq.Producer {
+	e.t.Helper()
+	p, err := producer.NewDefaultProducer(
+		producer.WithNsResolver(primitive.NewPassthroughResolver([]string{e.nsAddr})),
+		producer.WithGroupName(uniqueName("fopg")),
+		producer.WithRetry(retries),
+		producer.WithSendMsgTimeout(5*time.Second),
+	)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := p.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { _ = p.Shutdown() })
+	return p
+}
+
+// TestFailoverElectsMasterAndRoutesIt: three brokers started as in 5.x's
+// quick start (SLAVE, brokerId -1) get distinct controller ids kept in
+// their brokerIdentity files; one becomes master, registered as brokerId 0,
+// the others as slaves with their ids; the SyncStateSet grows to all three;
+// an unmodified producer's sends are SEND_OK and on every replica.
+func TestFailoverElectsMasterAndRoutesIt(t *testing.T) {
+	e := newFailoverEnv(t, 1, 3, nil)
+	m := e.master(30 * time.Second)
+	e.waitRoute(m, 30*time.Second)
+	ids := map[int64]bool{}
+	for _, n := range e.nodes {
+		id := n.b.Replicas().BrokerID()
+		md, ok, err := bctl.ReadMetadata(bctl.MetadataPath(n.scfg.StorePathRootDir), false)
+		if err != nil || !ok || md.BrokerID != id || md.BrokerName != e.brokerN || md.ClusterName != n.cfg.BrokerClusterName {
+			t.Fatalf("%s: brokerIdentity %+v ok %v err %v, controller id %d", n.name, md, ok, err, id)
+		}
+		ids[id] = true
+		if wantSlave := n != m; n.b.IsSlave() != wantSlave {
+			t.Fatalf("%s: IsSlave %v, master is %s", n.name, n.b.IsSlave(), m.name)
+		}
+	}
+	if len(ids) != 3 {
+		t.Fatalf("controller ids not distinct: %v", ids)
+	}
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if _, _, set := e.syncStateSet(); len(set) != 3 {
+			return fmt.Errorf("syncStateSet %v, want all three", set)
+		}
+		return nil
+	})
+	e.createTopic(m)
+	p := e.producer(2)
+	for i := range 20 {
+		r, err := p.SendSync(context.Background(), primitive.NewMessage(e.topic, []byte("elect-"+strconv.Itoa(i))))
+		if err != nil || r.Status != primitive.SendOK {
+			t.Fatalf("send %d: %v %v", i, r, err)
+		}
+	}
+	// SEND_OK under allAckInSyncStateSet: every member holds the bytes;
+	// a replica's consume queues follow as its dispatcher catches up.
+	for _, n := range e.nodes {
+		testutil.Eventually(t, 10*time.Second, func() error {
+			got := foBodies(n.b.Store(), e.topic)
+			for i := range 20 {
+				if !got["elect-"+strconv.Itoa(i)] {
+					return fmt.Errorf("%s lacks acknowledged message %d", n.name, i)
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// foBodies lists every body topic's queues serve on st.
+func foBodies(st store.MessageStore, topic string) map[string]bool {
+	out := map[string]bool{}
+	for q := int32(0); q < 4; q++ {
+		max := st.MaxOffsetInQueue(topic, q)
+		for off := st.MinOffsetInQueue(topic, q); off < max; {
+			r := st.GetMessage("fo", topic, q, off, 32, nil)
+			if r == nil || len(r.Messages) == 0 {
+				break
+			}
+			msgs, err := message.DecodeRecords(r.Body, true)
+			if err != nil {
+				break
+			}
+			for _, m := range msgs {
+				out[string(m.Body)] = true
+			}
+			off = r.NextBeginOffset
+		}
+	}
+	return out
+}
