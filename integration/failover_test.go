@@ -6,10 +6,13 @@ package integration
 // assigns ids and elects the master; the official Go client produces.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +25,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker"
 	bctl "github.com/rocketmq-go/rmq/broker/controller"
 	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	ctlclient "github.com/rocketmq-go/rmq/controller/client"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
@@ -312,4 +316,219 @@ func foBodies(st store.MessageStore, topic string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// foLoad is a producer sending "fo-<i>" without pause on its own goroutine,
+// recording every SEND_OK.
+type foLoad struct {
+	mu       sync.Mutex
+	acked    []string      // bodies answered SEND_OK, in order
+	ackedBy  []string      // the storing broker (from the offset msgId) of each
+	ackedAt  []time.Time   // when each SEND_OK arrived
+	failures int           // sends not SEND_OK
+	stop     chan struct{} // closed by halt
+	done     chan struct{} // closed when the goroutine returned
+}
+
+func startLoad(t *testing.T, p rocketmq.Producer, topic string) *foLoad {
+	l := &foLoad{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		for i := 0; ; i++ {
+			select {
+			case <-l.stop:
+				return
+			default:
+			}
+			b := "fo-" + strconv.Itoa(i)
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			r, err := p.SendSync(ctx, primitive.NewMessage(topic, []byte(b)))
+			cancel()
+			l.mu.Lock()
+			if err == nil && r.Status == primitive.SendOK {
+				host, _, _ := message.DecodeOffsetMsgID(r.OffsetMsgID)
+				l.acked = append(l.acked, b)
+				l.ackedBy = append(l.ackedBy, host.String())
+				l.ackedAt = append(l.ackedAt, time.Now())
+			} else {
+				l.failures++
+			}
+			l.mu.Unlock()
+			if err != nil {
+				time.Sleep(20 * time.Millisecond)
+			}
+		}
+	}()
+	t.Cleanup(l.halt)
+	return l
+}
+
+func (l *foLoad) halt() {
+	select {
+	case <-l.stop:
+	default:
+		close(l.stop)
+	}
+	<-l.done
+}
+
+func (l *foLoad) snapshot() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.acked)
+}
+
+// firstOKFrom is when the first SEND_OK stored by addr arrived (zero if
+// none yet).
+func (l *foLoad) firstOKFrom(addr string) time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, by := range l.ackedBy {
+		if by == addr {
+			return l.ackedAt[i]
+		}
+	}
+	return time.Time{}
+}
+
+func (l *foLoad) waitAcked(t *testing.T, n int, within time.Duration) {
+	t.Helper()
+	testutil.Eventually(t, within, func() error {
+		if a := l.snapshot(); len(a) < n {
+			return fmt.Errorf("%d messages acknowledged, waiting for %d", len(a), n)
+		}
+		return nil
+	})
+}
+
+// TestFailoverKillMasterUnderLoad: under continuous produce by an
+// unmodified Go producer the master of a 3-replica group is killed; a
+// member of the SyncStateSet becomes master and registers as brokerId 0;
+// the producer resumes after its route refresh (the Go client refreshes
+// every 30 s, which bounds this test's length); every SEND_OK message is
+// readable from the new master. The old master restarts on its store,
+// keeps its controller id, rejoins as a slave and ends with a CommitLog
+// byte-identical to the new master's.
+func TestFailoverKillMasterUnderLoad(t *testing.T) {
+	e := newFailoverEnv(t, 1, 3, nil)
+	old := e.master(30 * time.Second)
+	e.waitRoute(old, 30*time.Second)
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if _, _, set := e.syncStateSet(); len(set) != 3 {
+			return fmt.Errorf("syncStateSet %v, want all three", set)
+		}
+		return nil
+	})
+	e.createTopic(old)
+	load := startLoad(t, e.producer(2), e.topic)
+	load.waitAcked(t, 200, 30*time.Second)
+
+	_, epochBefore, setBefore := e.syncStateSet()
+	oldID := old.b.Replicas().BrokerID()
+	killedAt := time.Now()
+	e.kill(old)
+	nm := e.master(30 * time.Second)
+	electedAfter := time.Since(killedAt)
+	newID := nm.b.Replicas().BrokerID()
+	if !slices.Contains(setBefore, newID) {
+		t.Fatalf("new master %d was not in the SyncStateSet %v", newID, setBefore)
+	}
+	if nm.b.Replicas().MasterEpoch() <= epochBefore {
+		t.Fatalf("new master epoch %d, old %d", nm.b.Replicas().MasterEpoch(), epochBefore)
+	}
+	e.waitRoute(nm, 30*time.Second)
+	testutil.Eventually(t, 60*time.Second, func() error {
+		if load.firstOKFrom(nm.b.BrokerAddr()).IsZero() {
+			return fmt.Errorf("producer has not resumed on the new master")
+		}
+		return nil
+	})
+	load.waitAcked(t, len(load.snapshot())+50, 30*time.Second)
+	load.halt()
+	acked, first := load.snapshot(), load.firstOKFrom(nm.b.BrokerAddr())
+	t.Logf("failover: new master %s (id %d) %v after the kill; first SEND_OK on it %v after; %d acknowledged, %d failed sends",
+		nm.name, newID, electedAfter.Round(time.Millisecond), first.Sub(killedAt).Round(time.Millisecond), len(acked), load.failures)
+
+	testutil.Eventually(t, 15*time.Second, func() error {
+		got := foBodies(nm.b.Store(), e.topic)
+		var lost []string
+		for _, b := range acked {
+			if !got[b] {
+				lost = append(lost, b)
+			}
+		}
+		if len(lost) > 0 {
+			return fmt.Errorf("%d acknowledged messages not on the new master, e.g. %v", len(lost), lost[:min(5, len(lost))])
+		}
+		return nil
+	})
+
+	// A crash can leave records the replicas never received: write some
+	// into the old master's store while it is down.
+	tail := foAppendTail(t, old.scfg, e.topic, 20)
+	e.start(old)
+	testutil.Eventually(t, 30*time.Second, func() error {
+		r := old.b.Replicas()
+		if r.BrokerID() != oldID || r.IsMaster() || !old.b.IsSlave() || r.MasterEpoch() != nm.b.Replicas().MasterEpoch() {
+			return fmt.Errorf("restarted old master: id %d (was %d), master %v, epoch %d", r.BrokerID(), oldID, r.IsMaster(), r.MasterEpoch())
+		}
+		return nil
+	})
+	e.waitRoute(nm, 30*time.Second)
+	foWaitIdentical(t, nm.b.Store(), old.b.Store())
+	got := foBodies(old.b.Store(), e.topic)
+	for _, b := range tail {
+		if got[b] {
+			t.Fatalf("rejoined replica still serves its unreplicated %q", b)
+		}
+	}
+}
+
+// foAppendTail opens the stopped broker's store as a master, appends n
+// records ("tail-<i>") and closes it: the tail a master holds when it dies
+// before replicating it.
+func foAppendTail(t *testing.T, scfg *store.MessageStoreConfig, topic string, n int) []string {
+	t.Helper()
+	cfg := *scfg
+	cfg.BrokerRole = store.AsyncMaster
+	st, err := store.Open(&cfg, zaptest.NewLogger(t).Named("tail"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Start(); err != nil {
+		t.Fatal(err)
+	}
+	host := netip.MustParseAddrPort("127.0.0.1:10911")
+	var out []string
+	for i := range n {
+		b := "tail-" + strconv.Itoa(i)
+		m := &message.MessageExt{Message: message.Message{Topic: topic, Body: []byte(b)}, QueueID: int32(i % 4),
+			BornTimestamp: time.Now().UnixMilli(), BornHost: host, StoreHost: host}
+		if r := st.PutMessage(m); r.Status != commitlog.PutOK {
+			t.Fatalf("append tail: %v", r.Status)
+		}
+		out = append(out, b)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := st.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// foWaitIdentical waits until the replica's CommitLog is byte-identical to
+// the master's over the master's whole range.
+func foWaitIdentical(t *testing.T, m, r store.MessageStore) {
+	t.Helper()
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if a, b := m.MaxPhyOffset(), r.MaxPhyOffset(); a != b || m.MinPhyOffset() != r.MinPhyOffset() {
+			return fmt.Errorf("replica CommitLog [%d,%d), master [%d,%d)", r.MinPhyOffset(), b, m.MinPhyOffset(), a)
+		}
+		return nil
+	})
+	end := m.MaxPhyOffset()
+	if !bytes.Equal(haCommitLog(t, m, end), haCommitLog(t, r, end)) {
+		t.Fatal("replica CommitLog differs from the master's")
+	}
 }
