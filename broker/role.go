@@ -155,6 +155,7 @@ func (b *Broker) startController() error {
 		CheckSyncStateSetPeriod:  ms(c.CheckSyncStateSetPeriod),
 		SyncControllerMetadata:   ms(c.SyncControllerMetadataPeriod),
 		ElectionPriority:         c.BrokerElectionPriority,
+		FenceOnLeaseLoss:         !b.storeCfg.AllAckInSyncStateSet,
 	}
 	rc := b.outAPI.Client()
 	cli := ctlclient.New(rc, c.ControllerAddrList(), b.lg.Named("controller.client"))

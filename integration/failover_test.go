@@ -26,6 +26,7 @@ import (
 	bctl "github.com/rocketmq-go/rmq/broker/controller"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/controller"
 	ctlclient "github.com/rocketmq-go/rmq/controller/client"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
@@ -530,5 +531,76 @@ func foWaitIdentical(t *testing.T, m, r store.MessageStore) {
 	end := m.MaxPhyOffset()
 	if !bytes.Equal(haCommitLog(t, m, end), haCommitLog(t, r, end)) {
 		t.Fatal("replica CommitLog differs from the master's")
+	}
+}
+
+// TestFailoverNoUncleanElection: the master's only replica leaves the
+// SyncStateSet (stopped), the master takes more writes alone and dies; the
+// replica comes back. Without enableElectUncleanMaster the controller
+// elects no one (the replica lacks acknowledged writes) and the replica
+// stays out of the route; with it the replica becomes master.
+func TestFailoverNoUncleanElection(t *testing.T) {
+	for _, unclean := range []bool{false, true} {
+		t.Run("enableElectUncleanMaster="+strconv.FormatBool(unclean), func(t *testing.T) {
+			e := newFailoverEnv(t, 1, 2, []testutil.ControllerOption{func(c *controller.Config) { c.EnableElectUncleanMaster = unclean }})
+			a := e.master(30 * time.Second)
+			b := e.nodes[0]
+			if b == a {
+				b = e.nodes[1]
+			}
+			aID, bID := a.b.Replicas().BrokerID(), b.b.Replicas().BrokerID()
+			testutil.Eventually(t, 30*time.Second, func() error {
+				if _, _, set := e.syncStateSet(); len(set) != 2 {
+					return fmt.Errorf("syncStateSet %v, want both", set)
+				}
+				return nil
+			})
+			e.kill(b)
+			testutil.Eventually(t, 30*time.Second, func() error {
+				if _, _, set := e.syncStateSet(); !slices.Equal(set, []int64{aID}) {
+					return fmt.Errorf("syncStateSet %v, want [%d] after the replica left", set, aID)
+				}
+				return nil
+			})
+			e.createTopic(a)
+			p := e.producer(0)
+			for i := range 10 {
+				if r, err := p.SendSync(context.Background(), primitive.NewMessage(e.topic, []byte("alone-"+strconv.Itoa(i)))); err != nil || r.Status != primitive.SendOK {
+					t.Fatalf("send %d with the master alone in the set: %v %v", i, r, err)
+				}
+			}
+			_, epoch, _ := e.syncStateSet()
+			e.kill(a)
+			e.start(b)
+			if unclean {
+				nm := e.master(30 * time.Second)
+				if nm != b || b.b.Replicas().BrokerID() != bID || b.b.Replicas().MasterEpoch() <= epoch {
+					t.Fatalf("unclean election: master %s id %d epoch %d", nm.name, b.b.Replicas().BrokerID(), b.b.Replicas().MasterEpoch())
+				}
+				e.waitRoute(b, 30*time.Second)
+				return
+			}
+			// The replica registers and heartbeats; give the controller
+			// several scans and the broker several polls to (wrongly) elect.
+			testutil.Eventually(t, 30*time.Second, func() error {
+				if b.b.Replicas().BrokerID() != bID {
+					return fmt.Errorf("replica not registered again yet")
+				}
+				return nil
+			})
+			deadline := time.Now().Add(3 * time.Second)
+			for time.Now().Before(deadline) {
+				if r := b.b.Replicas(); r.IsMaster() || !b.b.IsSlave() {
+					t.Fatal("replica outside the SyncStateSet was elected without enableElectUncleanMaster")
+				}
+				if _, ok := e.route()[0]; ok {
+					t.Fatalf("route has a master: %v", e.route())
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+			if m, _, _ := e.syncStateSet(); m != -1 {
+				t.Fatalf("controller names master %d", m)
+			}
+		})
 	}
 }

@@ -67,6 +67,14 @@ type Config struct {
 	CheckSyncStateSetPeriod  time.Duration // checkSyncStateSetPeriod: master's SyncStateSet check
 	SyncControllerMetadata   time.Duration // syncControllerMetadataPeriod: leader lookup
 	ElectionPriority         int           // brokerElectionPriority
+	// FenceOnLeaseLoss makes a master stop acknowledging writes once its
+	// lease expired (see leaseExpired). The broker sets it unless
+	// allAckInSyncStateSet is on: then a write is acknowledged only when
+	// every SyncStateSet member holds it, and a member elected in its place
+	// first leaves its replication, so a deposed master cannot acknowledge
+	// anything its successor lacks, and the master keeps serving through a
+	// full controller outage.
+	FenceOnLeaseLoss bool
 	// RetryInterval is the longest pause between failed registration
 	// attempts (5.x: 5 s between attempts).
 	RetryInterval time.Duration
@@ -631,7 +639,7 @@ func (m *Manager) leaseExpired() bool {
 }
 
 func (m *Manager) checkLease() {
-	if m.isMaster.Load() && !m.fenced.Load() && m.leaseExpired() {
+	if m.cfg.FenceOnLeaseLoss && m.isMaster.Load() && !m.fenced.Load() && m.leaseExpired() {
 		m.setFenced(true, "controller lease expired")
 	}
 }
