@@ -8,11 +8,15 @@ package integration
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"io"
+	"net"
 	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +37,7 @@ import (
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 // foEnv is a controller cluster, a name server and one broker group in
@@ -602,5 +607,192 @@ func TestFailoverNoUncleanElection(t *testing.T) {
 				t.Fatalf("controller names master %d", m)
 			}
 		})
+	}
+}
+
+// ctlProxy sits between brokers and a controller and forwards whole
+// remoting frames. A connection whose frames name a broker address (the
+// brokerAddr of BROKER_HEARTBEAT, the brokerAddress of registration) is
+// that broker's; once cut, nothing passes on it either way while the
+// connection stays open: the broker's controller traffic is dropped, as a
+// network partition would drop it.
+type ctlProxy struct {
+	ln     net.Listener
+	target atomic.Pointer[string]
+	cut    atomic.Pointer[string]
+}
+
+func startCtlProxy(t *testing.T) *ctlProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &ctlProxy{ln: ln}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	track := func(c net.Conn) {
+		mu.Lock()
+		conns = append(conns, c)
+		mu.Unlock()
+	}
+	t.Cleanup(func() {
+		_ = ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", *p.target.Load())
+			if err != nil {
+				_ = c.Close()
+				continue
+			}
+			track(c)
+			track(s)
+			var owner atomic.Pointer[string]
+			wg.Add(2)
+			go func() { defer wg.Done(); p.pipe(c, s, &owner, true) }()
+			go func() { defer wg.Done(); p.pipe(s, c, &owner, false) }()
+		}
+	}()
+	return p
+}
+
+func (p *ctlProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *ctlProxy) cutBroker(addr string) { p.cut.Store(&addr) }
+
+func (p *ctlProxy) isCut(owner *atomic.Pointer[string]) bool {
+	o, c := owner.Load(), p.cut.Load()
+	return o != nil && c != nil && *o == *c
+}
+
+// pipe copies frames from src to dst; fromBroker frames identify the owner.
+func (p *ctlProxy) pipe(src, dst net.Conn, owner *atomic.Pointer[string], fromBroker bool) {
+	defer func() {
+		_ = src.Close()
+		if !p.isCut(owner) { // a partition does not carry the close either
+			_ = dst.Close()
+		}
+	}()
+	var lenBuf [4]byte
+	for {
+		if _, err := io.ReadFull(src, lenBuf[:]); err != nil {
+			return
+		}
+		n := binary.BigEndian.Uint32(lenBuf[:])
+		if n > 16<<20 {
+			return
+		}
+		frame := make([]byte, 4+int(n))
+		copy(frame, lenBuf[:])
+		if _, err := io.ReadFull(src, frame[4:]); err != nil {
+			return
+		}
+		if fromBroker {
+			if cmd, err := codec.Decode(frame); err == nil {
+				for _, k := range []string{"brokerAddr", "brokerAddress"} {
+					if a := cmd.ExtFields[k]; a != "" {
+						owner.Store(&a)
+					}
+				}
+			}
+		}
+		if p.isCut(owner) {
+			continue // partitioned: dropped
+		}
+		if _, err := dst.Write(frame); err != nil {
+			return
+		}
+	}
+}
+
+// TestFailoverFencedMasterStopsAcking: with allAckInSyncStateSet off (the
+// 5.x default) a master whose controller traffic is dropped fences itself
+// (SEND answers SERVICE_NOT_AVAILABLE) before the controller, which stops
+// hearing it, elects its replica; no write it acknowledged exists only on
+// its side.
+func TestFailoverFencedMasterStopsAcking(t *testing.T) {
+	proxy := startCtlProxy(t)
+	e := newFailoverEnv(t, 1, 2, []testutil.ControllerOption{func(c *controller.Config) {
+		target := c.Listener.Addr().String()
+		proxy.target.Store(&target)
+		c.ControllerDLegerPeers = "n0-" + proxy.addr() // brokers reach the controller, and its leader address, through the proxy
+	}}, func(c *broker.BrokerConfig, s *store.MessageStoreConfig) {
+		c.ControllerAddr = proxy.addr()
+		s.AllAckInSyncStateSet = false
+	})
+	a := e.master(30 * time.Second)
+	b := e.nodes[0]
+	if b == a {
+		b = e.nodes[1]
+	}
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if _, _, set := e.syncStateSet(); len(set) != 2 {
+			return fmt.Errorf("syncStateSet %v, want both", set)
+		}
+		return nil
+	})
+	e.createTopic(a)
+	load := startLoad(t, e.producer(0), e.topic)
+	load.waitAcked(t, 100, 30*time.Second)
+	_, epoch, _ := e.syncStateSet()
+
+	cutAt := time.Now()
+	proxy.cutBroker(a.b.BrokerAddr())
+	var electedSeen time.Time
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if _, ep, _ := e.syncStateSet(); ep <= epoch {
+			return fmt.Errorf("controller still at master epoch %d", ep)
+		}
+		electedSeen = time.Now()
+		return nil
+	})
+	fencedAt := a.b.Replicas().FencedSince()
+	if fencedAt.IsZero() || !fencedAt.Before(electedSeen) {
+		t.Fatalf("cut-off master fenced at %v, new master seen elected at %v (cut at %v)", fencedAt, electedSeen, cutAt)
+	}
+	nm := e.master(30 * time.Second)
+	if nm != b {
+		t.Fatalf("new master %s, want %s", nm.name, b.name)
+	}
+	load.halt()
+	t.Logf("master fenced %v after the cut; new master elected (seen) %v after",
+		fencedAt.Sub(cutAt).Round(time.Millisecond), electedSeen.Sub(cutAt).Round(time.Millisecond))
+
+	load.mu.Lock()
+	var fromOld []string
+	for i, by := range load.ackedBy {
+		if by == a.b.BrokerAddr() {
+			fromOld = append(fromOld, load.acked[i])
+			if load.ackedAt[i].After(electedSeen) {
+				t.Errorf("old master acknowledged %q after the new master was elected", load.acked[i])
+			}
+		}
+	}
+	load.mu.Unlock()
+	testutil.Eventually(t, 15*time.Second, func() error {
+		got := foBodies(nm.b.Store(), e.topic)
+		for _, m := range fromOld {
+			if !got[m] {
+				return fmt.Errorf("acknowledged %q exists only on the fenced master", m)
+			}
+		}
+		return nil
+	})
+	if len(fromOld) < 100 {
+		t.Fatalf("only %d acknowledgements from the old master", len(fromOld))
 	}
 }

@@ -112,6 +112,7 @@ type Manager struct {
 	masterEpoch atomic.Int32
 	isMaster    atomic.Bool
 	fenced      atomic.Bool
+	fencedSince atomic.Int64 // unix nanos when fenced was last set; 0 while unfenced
 	leaseFrom   atomic.Int64 // unix nanos of the send time of the last answered heartbeat to the leader
 
 	notify      chan roleEvent             // NOTIFY_BROKER_ROLE_CHANGED → run; buffered, drops when full
@@ -148,9 +149,10 @@ func (m *Manager) Start() {
 		return
 	}
 	m.setFenced(true, "starting")
-	m.wg.Add(2)
+	m.wg.Add(3)
 	go func() { defer m.wg.Done(); m.run() }()
 	go func() { defer m.wg.Done(); m.heartbeatLoop() }()
+	go func() { defer m.wg.Done(); m.leaseLoop() }()
 }
 
 // Shutdown stops the goroutines and waits for them or ctx. Idempotent.
@@ -177,6 +179,14 @@ func (m *Manager) IsMaster() bool { return m.isMaster.Load() }
 
 // Fenced reports whether the manager stopped writes (lease lost, starting).
 func (m *Manager) Fenced() bool { return m.fenced.Load() }
+
+// FencedSince is when the broker was last fenced (zero while unfenced).
+func (m *Manager) FencedSince() time.Time {
+	if ns := m.fencedSince.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
 
 func (m *Manager) ctx() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -570,7 +580,21 @@ func (m *Manager) heartbeatLoop() {
 			continue
 		}
 		m.heartbeat(ctx)
-		m.checkLease()
+	}
+}
+
+// leaseLoop checks the master's lease every HeartbeatTimeout/20, apart
+// from the heartbeats, which may block on an unreachable controller.
+func (m *Manager) leaseLoop() {
+	t := time.NewTicker(max(m.cfg.HeartbeatTimeout/20, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stopCh:
+			return
+		case <-t.C:
+			m.checkLease()
+		}
 	}
 }
 
@@ -629,13 +653,14 @@ func (m *Manager) renewLease(sent time.Time) {
 }
 
 // leaseExpired: the leader has answered no heartbeat sent in the last
-// HeartbeatTimeout. The controller counts a broker inactive
+// HeartbeatTimeout less a tenth (the margin covers the check period and
+// timer and clock-rate slack). The controller counts a broker inactive
 // HeartbeatTimeout after the last heartbeat it received, which was sent no
 // earlier than the last answered one, so the master stops acknowledging
 // before any election can replace it.
 func (m *Manager) leaseExpired() bool {
 	from := time.Unix(0, m.leaseFrom.Load())
-	return m.now().Sub(from) > m.cfg.HeartbeatTimeout
+	return m.now().Sub(from) > m.cfg.HeartbeatTimeout-m.cfg.HeartbeatTimeout/10
 }
 
 func (m *Manager) checkLease() {
@@ -661,6 +686,11 @@ func (m *Manager) setFenced(f bool, why string) {
 		return
 	}
 	m.host.SetFenced(f)
+	if f {
+		m.fencedSince.Store(m.now().UnixNano())
+	} else {
+		m.fencedSince.Store(0)
+	}
 	if f {
 		m.lg.Warn("broker fenced: writes refused", zap.String("reason", why), zap.Int32("masterEpoch", m.masterEpoch.Load()))
 	} else {
