@@ -553,13 +553,13 @@ func TestFailoverNoUncleanElection(t *testing.T) {
 			if b == a {
 				b = e.nodes[1]
 			}
-			aID, bID := a.b.Replicas().BrokerID(), b.b.Replicas().BrokerID()
 			testutil.Eventually(t, 30*time.Second, func() error {
 				if _, _, set := e.syncStateSet(); len(set) != 2 {
 					return fmt.Errorf("syncStateSet %v, want both", set)
 				}
 				return nil
 			})
+			aID, bID := a.b.Replicas().BrokerID(), b.b.Replicas().BrokerID()
 			e.kill(b)
 			testutil.Eventually(t, 30*time.Second, func() error {
 				if _, _, set := e.syncStateSet(); !slices.Equal(set, []int64{aID}) {
@@ -580,7 +580,8 @@ func TestFailoverNoUncleanElection(t *testing.T) {
 			if unclean {
 				nm := e.master(30 * time.Second)
 				if nm != b || b.b.Replicas().BrokerID() != bID || b.b.Replicas().MasterEpoch() <= epoch {
-					t.Fatalf("unclean election: master %s id %d epoch %d", nm.name, b.b.Replicas().BrokerID(), b.b.Replicas().MasterEpoch())
+					t.Fatalf("unclean election: master %s (want %s) id %d (want %d) epoch %d (before %d)", nm.name, b.name,
+						b.b.Replicas().BrokerID(), bID, b.b.Replicas().MasterEpoch(), epoch)
 				}
 				e.waitRoute(b, 30*time.Second)
 				return
