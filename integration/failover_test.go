@@ -797,3 +797,77 @@ func TestFailoverFencedMasterStopsAcking(t *testing.T) {
 		t.Fatalf("only %d acknowledgements from the old master", len(fromOld))
 	}
 }
+
+// TestFailoverControllerLeaderKilled: with three controllers, killing the
+// controller leader leaves the group's master in place; another controller
+// leads, and a following broker failover still elects a SyncStateSet
+// member that a new producer reaches. With every controller down the
+// master keeps acknowledging writes (allAckInSyncStateSet: no lease
+// fence).
+func TestFailoverControllerLeaderKilled(t *testing.T) {
+	e := newFailoverEnv(t, 3, 3, nil)
+	m := e.master(30 * time.Second)
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if _, _, set := e.syncStateSet(); len(set) != 3 {
+			return fmt.Errorf("syncStateSet %v, want all three", set)
+		}
+		return nil
+	})
+	e.createTopic(m)
+	_, epoch, setBefore := e.syncStateSet()
+
+	lead := e.ctl.Leader(t)
+	foShutdownController(t, lead)
+	testutil.Eventually(t, 20*time.Second, func() error {
+		for _, n := range e.ctl.Nodes {
+			if n != lead && n.IsLeader() {
+				return nil
+			}
+		}
+		return fmt.Errorf("no other controller leads yet")
+	})
+	if _, ep, _ := e.syncStateSet(); ep != epoch {
+		t.Fatalf("master epoch moved from %d to %d although the master lives", epoch, ep)
+	}
+	if !m.b.Replicas().IsMaster() {
+		t.Fatal("master lost its role when the controller leader died")
+	}
+
+	e.kill(m)
+	nm := e.master(30 * time.Second)
+	if !slices.Contains(setBefore, nm.b.Replicas().BrokerID()) {
+		t.Fatalf("new master %d not from the SyncStateSet %v", nm.b.Replicas().BrokerID(), setBefore)
+	}
+	e.waitRoute(nm, 30*time.Second)
+	p := e.producer(2)
+	send := func(body string) {
+		t.Helper()
+		r, err := p.SendSync(context.Background(), primitive.NewMessage(e.topic, []byte(body)))
+		if err != nil || r.Status != primitive.SendOK {
+			t.Fatalf("send %s: %v %v", body, r, err)
+		}
+	}
+	send("after-leader-change")
+
+	for _, n := range e.ctl.Nodes {
+		foShutdownController(t, n)
+	}
+	// Past the heartbeat timeout (3 s here) with no controller at all.
+	deadline := time.Now().Add(time.Duration(nm.cfg.ControllerHeartBeatTimeoutMills)*time.Millisecond + 2*time.Second)
+	for i := 0; time.Now().Before(deadline); i++ {
+		send("controllers-down-" + strconv.Itoa(i))
+		if nm.b.Replicas().Fenced() || !nm.b.Replicas().IsMaster() {
+			t.Fatal("master stopped serving with the controllers down")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func foShutdownController(t *testing.T, c *controller.Controller) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatalf("controller shutdown: %v", err)
+	}
+}

@@ -630,9 +630,11 @@ func (m *Manager) heartbeat(ctx context.Context) {
 		cancel()
 		if err == nil && resp.Code == code.Success {
 			m.renewLease(sent)
+			continue
 		}
+		leader = "" // gone or no longer leader: look again
 	}
-	if leader == "" { // find it for the next beat (followers do not answer writes)
+	if leader == "" { // find it for the next beat
 		_, _ = m.cli.RefreshLeader(ctx)
 	}
 }
