@@ -93,7 +93,7 @@ func newFailoverEnv(t *testing.T, controllers, brokers int, ctlOpts []testutil.C
 		for _, o := range opts {
 			o(cfg, scfg)
 		}
-		n := &foNode{name: "n" + strconv.Itoa(i), cfg: cfg, scfg: scfg}
+		n := &foNode{name: "b" + strconv.Itoa(i), cfg: cfg, scfg: scfg}
 		e.nodes = append(e.nodes, n)
 		e.start(n)
 	}
