@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -115,9 +116,22 @@ func TestControllerAdminRawFrames(t *testing.T) {
 		len(ri.InSyncReplicas) != 1 || !ri.InSyncReplicas[0].Alive || len(ri.NotInSyncReplicas) != 0 {
 		t.Fatalf("sync state data = %s", resp.Body)
 	}
-	// An unknown code on the controller port: REQUEST_CODE_NOT_SUPPORTED.
-	resp = rawCall(t, addr, `{"code":1009,"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":475}`, nil)
-	if resp.Code != code.RequestCodeNotSupported {
+	// mqadmin updateControllerConfig / getControllerConfig.
+	resp = rawCall(t, addr, `{"code":1009,"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":475}`, []byte("configStorePath=/tmp/x\n"))
+	if resp.Code != code.NoPermission || resp.Remark != "Can not update config in black list." {
+		t.Fatalf("update black-listed key: %d %s", resp.Code, resp.Remark)
+	}
+	resp = rawCall(t, addr, `{"code":1009,"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":475}`, []byte("enableElectUncleanMaster=true\n"))
+	if resp.Code != code.Success {
 		t.Fatalf("update config: %d %s", resp.Code, resp.Remark)
+	}
+	resp = rawCall(t, addr, `{"code":1010,"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":475}`, nil)
+	if resp.Code != code.Success || !strings.Contains(string(resp.Body), "enableElectUncleanMaster=true\n") {
+		t.Fatalf("get config: %d %s", resp.Code, resp.Body)
+	}
+	// An unknown code on the controller port: REQUEST_CODE_NOT_SUPPORTED.
+	resp = rawCall(t, addr, `{"code":1014,"flag":0,"language":"JAVA","opaque":7,"serializeTypeCurrentRPC":"JSON","version":475}`, nil)
+	if resp.Code != code.RequestCodeNotSupported {
+		t.Fatalf("code 1014: %d %s", resp.Code, resp.Remark)
 	}
 }

@@ -78,6 +78,10 @@ type Config struct {
 	RaftHeartbeatTimeout   time.Duration
 	RaftElectionTimeout    time.Duration
 	RaftLeaderLeaseTimeout time.Duration
+	// RaftTrailingLogs, when positive, is how many entries a snapshot
+	// leaves in the log (hashicorp/raft default 10240); tests use it to
+	// force recovery from snapshots.
+	RaftTrailingLogs uint64
 }
 
 // NewConfig returns 5.3.3's defaults.

@@ -37,7 +37,9 @@ const raftApplyTimeout = 5 * time.Second
 // API on this peer's address, broker heartbeats, the inactive-master scan
 // and role-change notifications. See doc.go.
 type Controller struct {
-	cfg   *Config
+	cfg   *Config                // as started; never changed (static settings)
+	live  atomic.Pointer[Config] // current settings, swapped by UpdateConfig
+	cfgMu sync.Mutex             // serialises UpdateConfig (held across its persist)
 	lg    *zap.Logger
 	self  Peer
 	peers []Peer
@@ -76,6 +78,7 @@ func New(cfg *Config, lg *zap.Logger) (*Controller, error) {
 		fsm: NewFSM(lg.Named("fsm")), hb: NewHeartbeatManager(nil),
 		reqCh: make(chan *request, 1024), stopCh: make(chan struct{})}
 	c.policy = ElectPolicy{Alive: c.hb.IsActive, LiveInfo: c.hb.LiveInfo}
+	c.live.Store(cfg)
 	return c, nil
 }
 
@@ -150,6 +153,9 @@ func (c *Controller) startRaft() error {
 	if c.cfg.RaftLeaderLeaseTimeout > 0 {
 		rc.LeaderLeaseTimeout = c.cfg.RaftLeaderLeaseTimeout
 	}
+	if c.cfg.RaftTrailingLogs > 0 {
+		rc.TrailingLogs = c.cfg.RaftTrailingLogs
+	}
 	existing, err := raft.HasExistingState(store, store, snaps)
 	if err != nil {
 		return fmt.Errorf("controller: read raft state: %w", err)
@@ -187,8 +193,13 @@ func (c *Controller) startServer() error {
 	return srv.Start()
 }
 
-// Addr is the address the controller listens on (valid after Start).
-func (c *Controller) Addr() net.Addr { return c.mux.ln.Addr() }
+// Addr is the address the controller listens on (nil before Start).
+func (c *Controller) Addr() net.Addr {
+	if c.mux == nil {
+		return nil
+	}
+	return c.mux.ln.Addr()
+}
 
 // SelfID is this node's controllerDLegerSelfId.
 func (c *Controller) SelfID() string { return c.self.ID }
@@ -208,6 +219,15 @@ func (c *Controller) Leader() (id, addr string) {
 // FSM exposes the replicated state for reading (tests, admin).
 func (c *Controller) FSM() *FSM { return c.fsm }
 
+// Snapshot makes Raft snapshot the state now and compact its log (down to
+// the trailing entries).
+func (c *Controller) Snapshot() error {
+	if c.raft == nil {
+		return errors.New("controller: not started")
+	}
+	return c.raft.Snapshot().Error()
+}
+
 // Heartbeats exposes the liveness table.
 func (c *Controller) Heartbeats() *HeartbeatManager { return c.hb }
 
@@ -224,6 +244,11 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 	var errs []error
 	if c.server != nil {
 		errs = append(errs, c.server.Shutdown(ctx))
+	}
+	// Stopping Raft first ends a scheduler wait on a commit and the
+	// leadership watcher's barrier.
+	if c.raft != nil {
+		errs = append(errs, c.raft.Shutdown().Error())
 	}
 	done := make(chan struct{})
 	go func() { c.wg.Wait(); close(done) }()
@@ -242,7 +267,7 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 func (c *Controller) release() error {
 	var errs []error
 	if c.raft != nil {
-		errs = append(errs, c.raft.Shutdown().Error())
+		errs = append(errs, c.raft.Shutdown().Error()) // a no-op when already shut down
 	}
 	if c.transport != nil {
 		errs = append(errs, c.transport.Close())
@@ -297,19 +322,23 @@ func (c *Controller) watchLeadership() {
 	}
 }
 
-// hcLog adapts hashicorp's hclog to zap: raft's lines are logged at Info
-// (or Warn/Error when hclog tags them so).
+// hcWriter adapts hashicorp's hclog to zap: each raft line becomes one
+// entry "raft" with the line in field "line", at the line's level.
 type hcWriter struct{ lg *zap.Logger }
 
 func (w hcWriter) Write(p []byte) (int, error) {
 	s := strings.TrimSpace(string(p))
-	switch {
-	case strings.Contains(s, "[ERROR]"):
-		w.lg.Error(s)
-	case strings.Contains(s, "[WARN]"):
-		w.lg.Warn(s)
+	level, rest, _ := strings.Cut(s, "]")
+	line := zap.String("line", strings.TrimSpace(rest))
+	switch strings.TrimPrefix(level, "[") {
+	case "ERROR":
+		w.lg.Error("raft", line)
+	case "WARN":
+		w.lg.Warn("raft", line)
+	case "DEBUG", "TRACE":
+		w.lg.Debug("raft", line)
 	default:
-		w.lg.Info(s)
+		w.lg.Info("raft", line)
 	}
 	return len(p), nil
 }

@@ -74,7 +74,7 @@ func (c *Controller) onBrokerInactive(id BrokerIdentity) {
 // triggerElectMaster runs a controller-triggered election, retried up to
 // electMasterMaxRetryCount times while it does not succeed.
 func (c *Controller) triggerElectMaster(brokerName string) {
-	for i := 0; i < max(c.cfg.ElectMasterMaxRetryCount, 1); i++ {
+	for i := 0; i < max(c.conf().ElectMasterMaxRetryCount, 1); i++ {
 		r := c.elect(&header.ElectMasterRequestHeader{BrokerName: brokerName, BrokerID: ptr(int64(-1)),
 			InvokeTime: ptr(time.Now().UnixMilli())})
 		if r.Code == code.Success {

@@ -5,8 +5,8 @@ package controller
 // CONTROLLER_GET_REPLICA_INFO (1004), CONTROLLER_GET_METADATA_INFO (1005),
 // CONTROLLER_GET_SYNC_STATE_DATA (1006), GET_CONTROLLER_CONFIG (1010),
 // CLEAN_BROKER_DATA (1011), CONTROLLER_GET_NEXT_BROKER_ID (1012),
-// CONTROLLER_APPLY_BROKER_ID (1013) and BROKER_HEARTBEAT (904).
-// UPDATE_CONTROLLER_CONFIG (1009) answers REQUEST_CODE_NOT_SUPPORTED.
+// CONTROLLER_APPLY_BROKER_ID (1013), UPDATE_CONTROLLER_CONFIG (1009) and
+// BROKER_HEARTBEAT (904).
 
 import (
 	"errors"
@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/raft"
 	"go.uber.org/zap"
 
-	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -81,12 +80,12 @@ func (c *Controller) schedule() {
 }
 
 func (c *Controller) runRequest(req *request) *Result {
-	if !c.leaderReady.Load() {
+	if !c.leaderReady.Load() || c.raft.State() != raft.Leader {
 		return notLeader()
 	}
 	var r *Result
 	c.fsm.Read(func(m *ReplicasInfoManager) { r = req.run(m) })
-	if len(r.Events) == 0 && !c.cfg.IsProcessReadEvent {
+	if len(r.Events) == 0 && !c.conf().IsProcessReadEvent {
 		return r
 	}
 	data, err := EncodeEvents(r.Events)
@@ -121,6 +120,7 @@ func (c *Controller) registerProcessors() {
 	reg(code.ControllerGetMetadataInfo, c.getMetadata)
 	reg(code.BrokerHeartbeat, c.brokerHeartbeat)
 	reg(code.GetControllerConfig, c.getConfig)
+	reg(code.UpdateControllerConfig, c.updateConfig)
 	reg(code.ControllerAlterSyncStateSet, c.alterSyncStateSet)
 	reg(code.ControllerElectMaster, c.electMaster)
 	reg(code.ControllerRegisterBroker, c.registerBroker)
@@ -146,7 +146,7 @@ func (c *Controller) getMetadata(_ *remoting.Context, _ *codec.RemotingCommand) 
 		peers.WriteString(p.ID + ":" + p.Addr + ";")
 	}
 	resp := codec.NewResponse(code.Success, "")
-	resp.ExtFields = (&header.GetMetaDataResponseHeader{Group: c.cfg.ControllerDLegerGroup, ControllerLeaderID: id,
+	resp.ExtFields = (&header.GetMetaDataResponseHeader{Group: c.conf().ControllerDLegerGroup, ControllerLeaderID: id,
 		ControllerLeaderAddress: addr, IsLeader: c.IsLeader(), Peers: peers.String()}).ToExtFields()
 	return resp, nil
 }
@@ -163,12 +163,6 @@ func (c *Controller) brokerHeartbeat(ctx *remoting.Context, req *codec.RemotingC
 		BrokerAddr: h.BrokerAddr, TimeoutMillis: h.HeartbeatTimeoutMills, Epoch: h.Epoch, MaxOffset: h.MaxOffset,
 		ConfirmOffset: h.ConfirmOffset, ElectionPriority: h.ElectionPriority, Channel: ctx.Channel})
 	return codec.NewResponse(code.Success, "Heart beat success"), nil
-}
-
-func (c *Controller) getConfig(_ *remoting.Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
-	resp := codec.NewResponse(code.Success, "")
-	resp.Body = []byte(props.Format(c.cfg))
-	return resp, nil
 }
 
 func (c *Controller) alterSyncStateSet(_ *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
@@ -197,10 +191,11 @@ func (c *Controller) electMaster(_ *remoting.Context, req *codec.RemotingCommand
 // elect runs one election and, when it changed the master and
 // notifyBrokerRoleChanged is on, tells the group's live brokers.
 func (c *Controller) elect(h *header.ElectMasterRequestHeader) *Result {
+	cfg := c.conf()
 	r := c.submit("electMaster", func(m *ReplicasInfoManager) *Result {
-		return m.ElectMaster(h, c.policy, c.cfg.EnableElectUncleanMaster)
+		return m.ElectMaster(h, c.policy, cfg.EnableElectUncleanMaster)
 	})
-	if r.Code == code.Success && c.cfg.NotifyBrokerRoleChanged {
+	if r.Code == code.Success && cfg.NotifyBrokerRoleChanged {
 		c.notifyRoleChanged(r)
 	}
 	return r

@@ -211,12 +211,18 @@ func (m *ReplicasInfoManager) UnmarshalSnapshot(data []byte) error {
 	if s.SyncState == nil {
 		s.SyncState = map[string]*SyncStateInfo{}
 	}
-	for _, r := range s.Replicas {
+	for name, r := range s.Replicas {
+		if r == nil {
+			return fmt.Errorf("controller: snapshot: replicas of %q are null", name)
+		}
 		if r.Brokers == nil {
 			r.Brokers = map[int64]Replica{}
 		}
 	}
-	for _, st := range s.SyncState {
+	for name, st := range s.SyncState {
+		if st == nil {
+			return fmt.Errorf("controller: snapshot: sync state of %q is null", name)
+		}
 		st.SyncStateSet = normSet(st.SyncStateSet)
 	}
 	m.replicas, m.syncState = s.Replicas, s.SyncState

@@ -33,6 +33,10 @@ type NamesrvConfig struct {
 	ScanNotActiveBrokerInterval int64 `prop:"scanNotActiveBrokerInterval"`
 	// BrokerChannelExpiredTime (ms): 4.9.8's BROKER_CHANNEL_EXPIRED_TIME 120000 made configurable.
 	BrokerChannelExpiredTime int64 `prop:"brokerChannelExpiredTime"`
+	// EnableControllerInNamesrv: 5.x key, default false; true runs the
+	// controller (package controller) in the name server's process,
+	// configured by the same file's controller keys.
+	EnableControllerInNamesrv bool `prop:"enableControllerInNamesrv"`
 
 	// ProductEnvNamesrvAddr lists (";"-separated) the name servers that
 	// clusterTest mode falls back to for unknown topics: the DefaultMQAdminExt

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -175,21 +176,29 @@ func (c *Client) CleanBrokerData(ctx context.Context, cluster, brokerName, ids s
 	return err
 }
 
-// BrokerHeartbeat sends h oneway to every configured controller, as 5.x
-// brokers do (each controller keeps its own liveness table). It returns the
-// first send error, after trying all.
+// BrokerHeartbeat sends h oneway to every configured controller at once, as
+// 5.x brokers do (each controller keeps its own liveness table), so an
+// unreachable controller does not delay the others. It returns when every
+// send is done, with the first error.
 func (c *Client) BrokerHeartbeat(ctx context.Context, h *header.BrokerHeartbeatRequestHeader) error {
-	var first error
-	for _, a := range c.addrs {
-		req := codec.NewRequest(code.BrokerHeartbeat, h.ToExtFields(), nil)
-		ictx, cancel := context.WithTimeout(ctx, DefaultTimeout)
-		err := c.rc.InvokeOneway(ictx, a, req)
-		cancel()
-		if err != nil && first == nil {
-			first = err
+	errs := make([]error, len(c.addrs))
+	var wg sync.WaitGroup
+	for i, a := range c.addrs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ictx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+			defer cancel()
+			errs[i] = c.rc.InvokeOneway(ictx, a, codec.NewRequest(code.BrokerHeartbeat, h.ToExtFields(), nil))
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return nil
 }
 
 func decodeSyncStateSet(b []byte, dst *body.SyncStateSet) error {

@@ -100,6 +100,9 @@ func (c *Client) GetMetaData(ctx context.Context, addr string) (*header.GetMetaD
 	if err != nil {
 		return nil, err
 	}
+	if resp.Code != code.Success {
+		return nil, remoting.NewError(resp.Code, resp.Remark)
+	}
 	var h header.GetMetaDataResponseHeader
 	if err := h.FromExtFields(resp.ExtFields); err != nil {
 		return nil, err

@@ -3,7 +3,10 @@ package client
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,4 +204,79 @@ func TestControllerClientNoLeader(t *testing.T) {
 	if _, err := cc.GetNextBrokerID(t.Context(), "c", "b"); !errors.Is(err, ErrNoLeader) {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// TestControllerClientMetadataError: a GET_METADATA_INFO answer other than
+// SUCCESS (a name server without the controller answers
+// REQUEST_CODE_NOT_SUPPORTED) is an error, not an empty leader.
+func TestControllerClientMetadataError(t *testing.T) {
+	cfg := remoting.NewNettyServerConfig()
+	cfg.ListenAddr = "127.0.0.1:0"
+	srv, err := remoting.NewServer(cfg, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	rc := remoting.NewClient(nil, zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
+	cc := New(rc, []string{srv.Addr().String()}, nil)
+	var re *remoting.Error
+	if _, err := cc.GetMetaData(t.Context(), srv.Addr().String()); !errors.As(err, &re) || re.Code != code.RequestCodeNotSupported {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestControllerClientHeartbeatNotDelayedByDeadController: a controller
+// whose connection never completes (its accept backlog is full, as with a
+// blackholed host) must not hold back the heartbeat to the live one.
+func TestControllerClientHeartbeatNotDelayedByDeadController(t *testing.T) {
+	live := startFake(t, nil)
+	dead := blackhole(t)
+	rc := remoting.NewClient(nil, zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = rc.Shutdown(context.Background()) })
+	cc := New(rc, []string{dead, live.addr()}, nil)
+	h := &header.BrokerHeartbeatRequestHeader{ClusterName: "c", BrokerName: "b", BrokerAddr: "x:1", BrokerID: header.Int64(1)}
+	done := make(chan error, 1)
+	go func() { done <- cc.BrokerHeartbeat(context.Background(), h) }()
+	deadline := time.Now().Add(2 * time.Second)
+	for live.beats.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("heartbeat to the live controller waited for the dead one")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("no error for the unreachable controller")
+	}
+}
+
+// blackhole returns an address whose TCP connects hang: a socket listening
+// with backlog 0 that never accepts, its one queue slot already taken.
+func blackhole(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Listen(fd, 0); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+	filler, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = filler.Close() })
+	return addr
 }

@@ -26,7 +26,8 @@ var rules = []rule{
 	{"remoting", []string{"broker", "namesrv"}},
 	{"broker/store", []string{"remoting", "namesrv", "broker/ha", "broker/client", "broker/filter", "broker/topic", "broker/offset", "broker/subscription", "broker/outapi", "broker/longpoll"}},
 	{"broker/ha", []string{"namesrv", "broker/outapi", "broker/client"}},
-	{"namesrv", []string{"broker"}},
+	{"namesrv", []string{"broker", "controller"}},
+	{"controller", []string{"broker", "namesrv"}},
 	{"broker", []string{"namesrv"}},
 }
 

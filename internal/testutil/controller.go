@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,7 @@ func StartControllers(t testing.TB, n int, opts ...ControllerOption) *Controller
 		cfg.ControllerDLegerPeers = cl.Peers
 		cfg.ControllerDLegerSelfId = fmt.Sprintf("n%d", i)
 		cfg.ControllerStorePath = dir
+		cfg.ConfigStorePath = filepath.Join(dir, cfg.ControllerDLegerSelfId+".properties")
 		cfg.Listener = ln
 		cfg.ScanNotActiveBrokerInterval = 200
 		cfg.ScanInactiveMasterInterval = 200
