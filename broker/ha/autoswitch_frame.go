@@ -13,7 +13,7 @@ package ha
 //	  HANDSHAKE (20 + 12*n): state=1 int32 | bodySize int32 |
 //	                         masterMaxOffset int64 | lastEpoch int32 |
 //	                         n x (epoch int32 | startOffset int64)
-//	  TRANSFER  (32 + body): state=2 int32 | bodySize int32 | offset int64 |
+//	  TRANSFER  (36 + body): state=2 int32 | bodySize int32 | offset int64 |
 //	                         epoch int32 | epochStartOffset int64 |
 //	                         confirmOffset int64 | CommitLog bytes
 

@@ -188,7 +188,11 @@ func (a *autoSession) apply(f MasterFrame) error {
 	if local != 0 && f.Offset != local {
 		return fmt.Errorf("ha: master pushed offset %d, slave max offset is %d", f.Offset, local)
 	}
-	if f.Epoch != a.epoch && f.Epoch >= 0 {
+	// The epoch is recorded with its first bytes, not on a heartbeat (5.x
+	// records it on either): a master may replace an epoch that wrote
+	// nothing by a newer one at the same offset (ChangeToMaster), and a
+	// replica must not keep the replaced one.
+	if f.Epoch != a.epoch && f.Epoch >= 0 && len(f.Body) > 0 {
 		err := a.ef.Append(epoch.Entry{Epoch: f.Epoch, StartOffset: f.EpochStartOffset})
 		if err != nil && !errors.Is(err, epoch.ErrNotNewer) {
 			return err

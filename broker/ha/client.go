@@ -24,8 +24,13 @@ var errHousekeeping = errors.New("ha: master sent nothing within haHousekeepingI
 
 // UpdateMasterAddress points the slave at the master's HA address. A new
 // address drops the current connection and reconnects at once; "" stops
-// replicating.
-func (s *Service) UpdateMasterAddress(addr string) {
+// replicating. In controller mode it is 5.x's updateHaMasterAddress: the
+// broker learns the HA address of the master the controller named from
+// the name server, after ChangeToSlave.
+func (s *Service) UpdateMasterAddress(addr string) { s.setMasterAddress(addr) }
+
+// setMasterAddress is UpdateMasterAddress in every mode.
+func (s *Service) setMasterAddress(addr string) {
 	if cur := s.clientAddr.Load(); cur != nil && *cur == addr {
 		return
 	}

@@ -60,10 +60,21 @@ func (s *Service) EnableControllerMode() error {
 	}
 	if !s.ctl.enabled.Swap(true) {
 		s.st.SetInSyncReplicasCheck(s.enoughInSyncReplicas)
+		if d, ok := s.st.(interface{ SetOnCommitLogFilesDeleted(func(int64)) }); ok {
+			d.SetOnCommitLogFilesDeleted(s.truncateEpochPrefix)
+		}
 		s.lg.Info("ha controller mode enabled", zap.String("epochFile", s.ctl.epochs.Load().Path()),
 			zap.Int32("lastEpoch", s.ctl.epochs.Load().LastEpoch()))
 	}
 	return nil
+}
+
+// truncateEpochPrefix drops the epoch entries that ended before the
+// CommitLog's new min offset (5.x truncateEpochFilePrefix(minOffset-1)).
+func (s *Service) truncateEpochPrefix(minPhyOffset int64) {
+	if err := s.ctl.epochs.Load().TruncatePrefixByOffset(minPhyOffset - 1); err != nil {
+		s.lg.Error("truncate epoch file prefix failed", zap.Int64("commitLogMinOffset", minPhyOffset), zap.Error(err))
+	}
 }
 
 // IsControllerMode reports whether EnableControllerMode ran.
@@ -114,7 +125,10 @@ func (s *Service) ChangeToMaster(epochNum int32) (startOffset int64, err error) 
 	if last := ef.LastEpoch(); epochNum < last {
 		return 0, fmt.Errorf("%w: %d < %d", ErrStaleEpoch, epochNum, last)
 	}
-	if !s.ctl.master.Load() {
+	var maxOff int64
+	if s.ctl.master.Load() {
+		maxOff = s.st.MaxPhyOffset() // already master: puts may be running, nothing to settle
+	} else {
 		ctx, cancel := context.WithTimeout(s.stopCtx, roleSwitchTimeout)
 		err := s.stopClient(ctx)
 		cancel()
@@ -122,10 +136,9 @@ func (s *Service) ChangeToMaster(epochNum int32) (startOffset int64, err error) 
 			return 0, err
 		}
 		s.closeConnections()
-	}
-	maxOff, err := s.st.SettleReplicatedTail()
-	if err != nil {
-		return 0, err
+		if maxOff, err = s.st.SettleReplicatedTail(); err != nil {
+			return 0, err
+		}
 	}
 	if err := s.recordEpoch(ef, epochNum, maxOff); err != nil {
 		return 0, err
@@ -172,18 +185,19 @@ func (s *Service) ChangeToSlave(masterHAAddr string, epochNum int32, brokerID in
 	if last := s.ctl.epochs.Load().LastEpoch(); epochNum < last {
 		return fmt.Errorf("%w: %d < %d", ErrStaleEpoch, epochNum, last)
 	}
+	prev := s.st.BrokerRole()
 	if err := s.st.SetBrokerRole(store.Slave); err != nil {
 		return err
 	}
 	wasMaster := s.ctl.master.Swap(false)
 	s.ctl.localID.Store(brokerID)
-	if wasMaster {
+	if wasMaster || prev != store.Slave {
 		s.closeConnections()
 		s.group.failAll()
 		s.ctl.allAck.failAll()
 		s.ctl.sss.reset()
 	}
-	s.UpdateMasterAddress(masterHAAddr)
+	s.setMasterAddress(masterHAAddr)
 	s.lg.Info("ha changed to slave", zap.String("masterHAAddr", masterHAAddr), zap.Int32("epoch", epochNum),
 		zap.Int64("brokerId", brokerID))
 	return nil
@@ -203,7 +217,7 @@ func (s *Service) closeConnections() {
 // session, if any, has ended, so nothing is appended to the store after it
 // returns.
 func (s *Service) stopClient(ctx context.Context) error {
-	s.UpdateMasterAddress("")
+	s.setMasterAddress("")
 	s.clientMu.Lock()
 	done := s.clientDone
 	s.clientMu.Unlock()

@@ -25,6 +25,7 @@ type liveRole struct {
 	brokerID atomic.Int64
 	fenced   atomic.Bool                 // SetFenced: puts refused
 	inSync   atomic.Pointer[func() bool] // SetInSyncReplicasCheck
+	deleted  atomic.Pointer[func(int64)] // SetOnCommitLogFilesDeleted
 }
 
 func (l *liveRole) init(brokerID int64) { l.brokerID.Store(brokerID) }
@@ -106,4 +107,22 @@ func (s *DefaultMessageStore) checkInSyncReplicas(m *message.MessageExt) commitl
 		return commitlog.InSyncReplicasNotEnough
 	}
 	return commitlog.PutOK
+}
+
+// SetOnCommitLogFilesDeleted installs f, called on the cleanup goroutine
+// with the new CommitLog min offset after retention deleted CommitLog
+// files (controller mode drops the epoch entries that ended before it, as
+// 5.x's CleanCommitLogService does). nil removes it.
+func (s *DefaultMessageStore) SetOnCommitLogFilesDeleted(f func(minPhyOffset int64)) {
+	if f == nil {
+		s.role.deleted.Store(nil)
+		return
+	}
+	s.role.deleted.Store(&f)
+}
+
+func (s *DefaultMessageStore) notifyCommitLogFilesDeleted() {
+	if f := s.role.deleted.Load(); f != nil {
+		(*f)(s.cl.MinOffset())
+	}
 }
