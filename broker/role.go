@@ -25,9 +25,11 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker/controller"
+	"github.com/rocketmq-go/rmq/broker/store/epoch"
 	ctlclient "github.com/rocketmq-go/rmq/controller/client"
 	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
@@ -52,6 +54,7 @@ type haController interface {
 	SetOnSyncStateSetChanged(f func(proposed []int64))
 	MaybeShrinkSyncStateSet() (proposed []int64, changed bool)
 	ConfirmOffset() int64
+	EpochEntries() []epoch.Entry
 }
 
 // fenceable is the store's 5.x RunningFlags.makeFenced.
@@ -78,6 +81,7 @@ func wireController(b *Broker) {
 	b.ctl = &controllerRole{}
 	b.ctl.isolated.Store(true)
 	b.registerProcessor(code.NotifyBrokerRoleChanged, remoting.ProcessorFunc(b.processNotifyBrokerRoleChanged), b.Pools.Admin, true)
+	b.registerProcessor(code.GetBrokerEpochCache, remoting.ProcessorFunc(b.processGetBrokerEpochCache), b.Pools.Admin, true)
 	b.onShutdown(func(ctx context.Context) {
 		if m := b.ctl.mgr.Load(); m != nil {
 			if err := m.Shutdown(ctx); err != nil {
@@ -183,6 +187,27 @@ func (b *Broker) processNotifyBrokerRoleChanged(ctx *remoting.Context, req *code
 		return codec.NewResponse(code.Success, ""), nil // not started: the first poll reads the same
 	}
 	return m.ProcessNotify(ctx, req)
+}
+
+// processGetBrokerEpochCache serves GET_BROKER_EPOCH_CACHE (1007, 5.x
+// AdminBrokerProcessor.getBrokerEpochCache; mqadmin getBrokerEpoch): the
+// epoch file's entries (the last one ending at MaxInt64, as 5.x), the
+// CommitLog's max offset and the broker's current id. Registered in
+// controller mode only (a 4.9.8 broker does not know the code).
+func (b *Broker) processGetBrokerEpochCache(*remoting.Context, *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	hc, ok := b.HA.(haController)
+	if !ok {
+		return nil, remoting.NewError(code.SystemError, "this request only for controllerMode ")
+	}
+	c := b.Config()
+	cache := body.EpochEntryCache{ClusterName: c.BrokerClusterName, BrokerName: c.BrokerName, BrokerID: c.BrokerID,
+		EpochList: []body.EpochEntry{}, MaxOffset: b.store.MaxPhyOffset()}
+	for _, e := range hc.EpochEntries() {
+		cache.EpochList = append(cache.EpochList, body.EpochEntry{Epoch: e.Epoch, StartOffset: e.StartOffset, EndOffset: e.EndOffset})
+	}
+	resp := codec.NewResponse(code.Success, "")
+	resp.Body = cache.Encode()
+	return resp, nil
 }
 
 // setBrokerID swaps in a config snapshot with brokerId id (the controller

@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/netip"
 	"slices"
@@ -37,6 +38,7 @@ import (
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
@@ -271,6 +273,12 @@ func TestFailoverElectsMasterAndRoutesIt(t *testing.T) {
 	}
 	if len(ids) != 3 {
 		t.Fatalf("controller ids not distinct: %v", ids)
+	}
+	foCheckEpochCache(t, m, 0)
+	for _, n := range e.nodes {
+		if n != m {
+			foCheckEpochCache(t, n, n.b.Replicas().BrokerID())
+		}
 	}
 	testutil.Eventually(t, 30*time.Second, func() error {
 		if _, _, set := e.syncStateSet(); len(set) != 3 {
@@ -870,4 +878,33 @@ func foShutdownController(t *testing.T, c *controller.Controller) {
 	if err := c.Shutdown(ctx); err != nil {
 		t.Fatalf("controller shutdown: %v", err)
 	}
+}
+
+// foCheckEpochCache asks n for GET_BROKER_EPOCH_CACHE (mqadmin
+// getBrokerEpoch): its brokerId as registered (0 on the master) and the
+// epoch file: one epoch from offset 0 on the master of a fresh group.
+func foCheckEpochCache(t *testing.T, n *foNode, wantID int64) {
+	t.Helper()
+	rc := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
+	defer func() { _ = rc.Shutdown(context.Background()) }()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel()
+		resp, err := rc.InvokeSync(ctx, n.b.BrokerAddr(), codec.NewRequest(code.GetBrokerEpochCache, nil, nil))
+		if err != nil || resp.Code != code.Success {
+			return fmt.Errorf("%s: GET_BROKER_EPOCH_CACHE %v %v", n.name, resp, err)
+		}
+		c, err := body.DecodeEpochEntryCache(resp.Body)
+		if err != nil {
+			return err
+		}
+		// A replica's epoch file fills as it copies data: empty in a
+		// group that has none yet.
+		okList := len(c.EpochList) == 1 && c.EpochList[0] == body.EpochEntry{Epoch: 1, StartOffset: 0, EndOffset: math.MaxInt64} ||
+			wantID != 0 && len(c.EpochList) == 0
+		if c.BrokerID != wantID || c.BrokerName != n.cfg.BrokerName || !okList {
+			return fmt.Errorf("%s: epoch cache %+v, want brokerId %d and [{1 0 MaxInt64}]", n.name, c, wantID)
+		}
+		return nil
+	})
 }
