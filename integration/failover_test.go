@@ -45,7 +45,7 @@ import (
 // foEnv is a controller cluster, a name server and one broker group in
 // controller mode.
 type foEnv struct {
-	t       *testing.T
+	t       testing.TB
 	ctl     *testutil.ControllerCluster
 	ns      *namesrv.Namesrv
 	nsAddr  string
@@ -76,7 +76,7 @@ func foTimings(c *broker.BrokerConfig, s *store.MessageStoreConfig) {
 	s.HAMaxTimeSlaveNotCatchup = 5000
 }
 
-func newFailoverEnv(t *testing.T, controllers, brokers int, ctlOpts []testutil.ControllerOption, opts ...foOpt) *foEnv {
+func newFailoverEnv(t testing.TB, controllers, brokers int, ctlOpts []testutil.ControllerOption, opts ...foOpt) *foEnv {
 	t.Helper()
 	rlog.SetLogLevel("error")
 	e := &foEnv{t: t, ctl: testutil.StartControllers(t, controllers, ctlOpts...), topic: uniqueName("FOT"), brokerN: "broker-a"}
@@ -114,10 +114,10 @@ func (e *foEnv) start(n *foNode) {
 		e.t.Fatalf("start %s: %v", n.name, err)
 	}
 	if err := b.Start(); err != nil {
-		haShutdown(e.t, b)
+		foStop(e.t, b)
 		e.t.Fatalf("start %s: %v", n.name, err)
 	}
-	e.t.Cleanup(func() { haShutdown(e.t, b) })
+	e.t.Cleanup(func() { foStop(e.t, b) })
 	n.b = b
 }
 
@@ -126,8 +126,16 @@ func (e *foEnv) start(n *foNode) {
 // tail explicitly).
 func (e *foEnv) kill(n *foNode) {
 	e.t.Helper()
-	haShutdown(e.t, n.b)
+	foStop(e.t, n.b)
 	n.b = nil
+}
+
+func foStop(t testing.TB, b *broker.Broker) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := b.Shutdown(ctx); err != nil {
+		t.Errorf("broker shutdown: %v", err)
+	}
 }
 
 // master waits until exactly one running broker acts as master, with a
@@ -196,19 +204,32 @@ func mapsEqual(a, b map[int64]string) bool {
 	return true
 }
 
-// syncStateSet is the group's SyncStateSet as the controller leader holds it.
+// syncStateSet is the group's master (-1 when none), master epoch and
+// SyncStateSet as the controller leader holds them; a failed query (leader
+// changing, loaded machine) is retried for up to 15 s.
 func (e *foEnv) syncStateSet() (master int64, epoch int32, set []int64) {
 	e.t.Helper()
 	rc := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
 	defer func() { _ = rc.Shutdown(context.Background()) }()
 	cli := ctlclient.New(rc, e.ctl.Addrs, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	r, err := cli.GetReplicaInfo(ctx, e.brokerN)
-	if err != nil || r.Header.MasterBrokerID == nil || r.Header.MasterEpoch == nil {
-		return -1, 0, nil
-	}
-	return *r.Header.MasterBrokerID, *r.Header.MasterEpoch, slices.Sorted(slices.Values(r.SyncStateSet.SyncStateSet))
+	testutil.Eventually(e.t, 15*time.Second, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r, err := cli.GetReplicaInfo(ctx, e.brokerN)
+		if err != nil {
+			return fmt.Errorf("GET_REPLICA_INFO: %w", err)
+		}
+		master, epoch = -1, 0
+		if r.Header.MasterBrokerID != nil && r.Header.MasterAddress != "" {
+			master = *r.Header.MasterBrokerID
+		}
+		if r.Header.MasterEpoch != nil {
+			epoch = *r.Header.MasterEpoch
+		}
+		set = slices.Sorted(slices.Values(r.SyncStateSet.SyncStateSet))
+		return nil
+	})
+	return master, epoch, set
 }
 
 // createTopic creates the 4-queue topic on the master and copies it to the

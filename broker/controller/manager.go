@@ -111,6 +111,7 @@ type Manager struct {
 	brokerID    atomic.Int64 // controller-assigned id; -1 until registered
 	masterEpoch atomic.Int32
 	isMaster    atomic.Bool
+	fenceMu     sync.Mutex // serialises setFenced (lease and run goroutines), so fenced matches the host's state
 	fenced      atomic.Bool
 	fencedSince atomic.Int64 // unix nanos when fenced was last set; 0 while unfenced
 	leaseFrom   atomic.Int64 // unix nanos of the send time of the last answered heartbeat to the leader
@@ -666,8 +667,13 @@ func (m *Manager) leaseExpired() bool {
 }
 
 func (m *Manager) checkLease() {
-	if m.cfg.FenceOnLeaseLoss && m.isMaster.Load() && !m.fenced.Load() && m.leaseExpired() {
-		m.setFenced(true, "controller lease expired")
+	if !m.cfg.FenceOnLeaseLoss || !m.isMaster.Load() || m.fenced.Load() || !m.leaseExpired() {
+		return
+	}
+	m.fenceMu.Lock()
+	defer m.fenceMu.Unlock()
+	if m.isMaster.Load() && m.leaseExpired() { // again, under the lock
+		m.setFencedLocked(true, "controller lease expired")
 	}
 }
 
@@ -678,12 +684,25 @@ func (m *Manager) maybeUnfence(ev roleEvent, sent time.Time) {
 	if !m.fenced.Load() || !m.isMaster.Load() || m.leaseExpired() {
 		return
 	}
-	if ev.masterID == m.brokerID.Load() && ev.epoch == m.masterEpoch.Load() && sent.UnixNano() >= m.leaseFrom.Load() {
-		m.setFenced(false, "controller confirmed the master")
+	if ev.masterID != m.brokerID.Load() || ev.epoch != m.masterEpoch.Load() || sent.UnixNano() < m.leaseFrom.Load() {
+		return
+	}
+	m.fenceMu.Lock()
+	defer m.fenceMu.Unlock()
+	if !m.leaseExpired() {
+		m.setFencedLocked(false, "controller confirmed the master")
 	}
 }
 
 func (m *Manager) setFenced(f bool, why string) {
+	m.fenceMu.Lock()
+	defer m.fenceMu.Unlock()
+	m.setFencedLocked(f, why)
+}
+
+// setFencedLocked changes the fence; the caller holds fenceMu (host.SetFenced
+// only flips flags and kicks the registration, it does no I/O).
+func (m *Manager) setFencedLocked(f bool, why string) {
 	if m.fenced.Swap(f) == f {
 		return
 	}
