@@ -101,18 +101,22 @@ func BenchmarkFailoverTime(b *testing.B) {
 // 2-broker group, in controller mode with allAckInSyncStateSet vs a plain
 // SYNC_MASTER with one slave, in the same run.
 func BenchmarkFailoverSendTPS(b *testing.B) {
-	b.Run("controller-allAckInSyncStateSet", func(b *testing.B) {
-		e := newFailoverEnv(b, 1, 2, nil, foDefaults)
-		m := e.master(30 * time.Second)
-		testutil.Eventually(b, 60*time.Second, func() error {
-			if _, _, set := e.syncStateSet(); len(set) != 2 {
-				return fmt.Errorf("syncStateSet %v, want both", set)
-			}
-			return nil
+	for _, allAck := range []bool{true, false} {
+		b.Run("controller-allAckInSyncStateSet="+strconv.FormatBool(allAck), func(b *testing.B) {
+			e := newFailoverEnv(b, 1, 2, nil, foDefaults, func(_ *broker.BrokerConfig, s *store.MessageStoreConfig) {
+				s.AllAckInSyncStateSet = allAck
+			})
+			m := e.master(30 * time.Second)
+			testutil.Eventually(b, 60*time.Second, func() error {
+				if _, _, set := e.syncStateSet(); len(set) != 2 {
+					return fmt.Errorf("syncStateSet %v, want both", set)
+				}
+				return nil
+			})
+			e.createTopic(m)
+			benchSendTPS(b, m.b.BrokerAddr(), e.topic)
 		})
-		e.createTopic(m)
-		benchSendTPS(b, m.b.BrokerAddr(), e.topic)
-	})
+	}
 	b.Run("SYNC_MASTER", func(b *testing.B) {
 		ns := testutil.StartNamesrv(b)
 		topic := uniqueName("TPS")
