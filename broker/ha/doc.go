@@ -98,4 +98,14 @@
 //	_ = h.Start()                       // listens on haListenPort
 //	h.UpdateMasterAddress("10.0.0.1:10912") // slave: replicate from there
 //	defer h.Shutdown(ctx)
+//
+// Controller mode (the broker drives it from the controller's answers):
+//
+//	_ = h.EnableControllerMode()              // opens epochFileCheckpoint
+//	h.SetLocalBrokerID(id)
+//	h.SetOnSyncStateSetChanged(alterSyncStateSet) // expand / disconnect proposals
+//	start, err := h.ChangeToMaster(epoch)      // or:
+//	err = h.ChangeToSlave("", epoch, id)       // then UpdateMasterAddress(haAddr)
+//	h.SetSyncStateSet(acceptedIDs)             // the controller's answer
+//	if p, changed := h.MaybeShrinkSyncStateSet(); changed { alterSyncStateSet(p) }
 package ha

@@ -36,6 +36,11 @@ type syncStateSet struct {
 	synchronizing bool               // remote awaits the controller's answer
 	caughtUp      map[int64]time.Time
 
+	// effective is SyncStateSet() (sorted, never modified) and localSize
+	// the accepted set's size, published under mu for the put path.
+	effective atomic.Pointer[[]int64]
+	localSize atomic.Int32
+
 	onChange atomic.Pointer[func([]int64)]
 	pending  atomic.Pointer[[]int64] // latest proposal not yet handed to onChange
 	kick     chan struct{}           // buffered(1): pending was set
@@ -46,6 +51,7 @@ func (ss *syncStateSet) init() {
 	ss.remote = map[int64]struct{}{}
 	ss.caughtUp = map[int64]time.Time{}
 	ss.kick = make(chan struct{}, 1)
+	ss.publishLocked()
 }
 
 func (ss *syncStateSet) reset() {
@@ -55,6 +61,19 @@ func (ss *syncStateSet) reset() {
 	clear(ss.remote)
 	clear(ss.caughtUp)
 	ss.synchronizing = false
+	ss.publishLocked()
+}
+
+// publishLocked refreshes effective and localSize; the caller holds mu.
+func (ss *syncStateSet) publishLocked() {
+	u := ss.local
+	if ss.synchronizing {
+		u = maps.Clone(ss.local)
+		maps.Copy(u, ss.remote)
+	}
+	ids := sortedIDs(u)
+	ss.effective.Store(&ids)
+	ss.localSize.Store(int32(len(ss.local)))
 }
 
 // addSelf makes the master a member of its own set (the controller's set
@@ -65,6 +84,7 @@ func (ss *syncStateSet) addSelf(id int64) {
 	}
 	ss.mu.Lock()
 	ss.local[id] = struct{}{}
+	ss.publishLocked()
 	ss.mu.Unlock()
 }
 
@@ -82,6 +102,7 @@ func idSet(ids []int64) map[int64]struct{} {
 func (ss *syncStateSet) markSynchronizing(next map[int64]struct{}) {
 	ss.synchronizing = true
 	ss.remote = maps.Clone(next)
+	ss.publishLocked()
 }
 
 // SetSyncStateSet installs the SyncStateSet the controller accepted (the
@@ -92,6 +113,7 @@ func (s *Service) SetSyncStateSet(ids []int64) {
 	ss.mu.Lock()
 	ss.local = idSet(ids)
 	ss.synchronizing = false
+	ss.publishLocked()
 	ss.mu.Unlock()
 	s.st.SetConfirmOffset(s.computeConfirmOffset())
 	s.ctl.allAck.notifyTransferSome(s.allAckOffset())
@@ -101,17 +123,7 @@ func (s *Service) SetSyncStateSet(ids []int64) {
 // SyncStateSet is the set acknowledgements are counted against: the
 // accepted set, joined with the proposal while it is synchronizing (5.x
 // getSyncStateSet). Sorted.
-func (s *Service) SyncStateSet() []int64 {
-	ss := &s.ctl.sss
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if !ss.synchronizing {
-		return sortedIDs(ss.local)
-	}
-	u := maps.Clone(ss.local)
-	maps.Copy(u, ss.remote)
-	return sortedIDs(u)
-}
+func (s *Service) SyncStateSet() []int64 { return slices.Clone(*s.ctl.sss.effective.Load()) }
 
 // LocalSyncStateSet is the set the controller last accepted. Sorted.
 func (s *Service) LocalSyncStateSet() []int64 {
@@ -180,7 +192,7 @@ func (s *Service) MaybeShrinkSyncStateSet() (proposed []int64, changed bool) {
 
 // InSyncReplicasNums is the size of SyncStateSet() (5.x
 // inSyncReplicasNums; the master counts).
-func (s *Service) InSyncReplicasNums() int { return len(s.SyncStateSet()) }
+func (s *Service) InSyncReplicasNums() int { return len(*s.ctl.sss.effective.Load()) }
 
 // enoughInSyncReplicas is the store's put gate: minInSyncReplicas.
 func (s *Service) enoughInSyncReplicas() bool {
@@ -292,36 +304,32 @@ func (s *Service) connectedSlaveIDs() map[int64]struct{} {
 	return m
 }
 
-// slaveAcks is the highest acknowledged offset of each connected slave id.
-func (s *Service) slaveAcks() map[int64]int64 {
-	s.connMu.RLock()
-	defer s.connMu.RUnlock()
-	m := make(map[int64]int64, len(s.conns))
+// slaveAckLocked is the highest acknowledged offset of the connections of
+// broker id; ok is false when none is connected. The caller holds connMu.
+func (s *Service) slaveAckLocked(id int64) (ack int64, ok bool) {
 	for c := range s.conns {
-		id := c.slaveID.Load()
-		if id < 0 {
-			continue
-		}
-		if a, ok := m[id]; !ok || c.ackOffset.Load() > a {
-			m[id] = c.ackOffset.Load()
+		if c.slaveID.Load() == id {
+			ack, ok = max(ack, c.ackOffset.Load()), true
 		}
 	}
-	return m
+	return ack, ok
 }
 
 // allAckOffset is the offset every SyncStateSet member other than this
 // broker acknowledged: the master's max offset when the set holds no
-// other member, -1 when a member is not connected.
+// other member, -1 when a member is not connected. It allocates nothing
+// (the allAckInSyncStateSet put path calls it).
 func (s *Service) allAckOffset() int64 {
-	set := s.SyncStateSet()
+	set := *s.ctl.sss.effective.Load()
 	self := s.ctl.localID.Load()
-	acks := s.slaveAcks()
 	out := s.st.MaxPhyOffset()
+	s.connMu.RLock()
+	defer s.connMu.RUnlock()
 	for _, id := range set {
 		if id == self {
 			continue
 		}
-		a, ok := acks[id]
+		a, ok := s.slaveAckLocked(id)
 		if !ok {
 			return -1
 		}
@@ -334,15 +342,16 @@ func (s *Service) allAckOffset() int64 {
 // acknowledged offset over the connected SyncStateSet members (the
 // master's max offset alone); unchanged while a member is disconnected.
 func (s *Service) computeConfirmOffset() int64 {
-	set := s.SyncStateSet()
+	set := *s.ctl.sss.effective.Load()
 	self := s.ctl.localID.Load()
-	acks := s.slaveAcks()
 	out := s.st.MaxPhyOffset()
+	s.connMu.RLock()
+	defer s.connMu.RUnlock()
 	for _, id := range set {
 		if id == self {
 			continue
 		}
-		a, ok := acks[id]
+		a, ok := s.slaveAckLocked(id)
 		if !ok {
 			return s.st.ConfirmOffset()
 		}
@@ -359,7 +368,7 @@ func (s *Service) computeConfirmOffset() int64 {
 // smallest acknowledgement of the set (kept in the store's confirm
 // offset); on a replica, what the master last sent.
 func (s *Service) ConfirmOffset() int64 {
-	if s.ctl.master.Load() && !s.st.IsFenced() && (!s.cfg.AllAckInSyncStateSet || len(s.LocalSyncStateSet()) <= 1) {
+	if s.ctl.master.Load() && !s.st.IsFenced() && (!s.cfg.AllAckInSyncStateSet || s.ctl.sss.localSize.Load() <= 1) {
 		return s.st.MaxPhyOffset()
 	}
 	return s.st.ConfirmOffset()

@@ -13,8 +13,9 @@ import (
 )
 
 // rawAutoSlave is a replica that completes the auto-switch handshake as
-// broker id, reports from and then never reads nor acknowledges again: a
-// stalled SyncStateSet member.
+// broker id, reports from and then never reads again; it keeps sending
+// that same report every 100 ms (its heartbeat), so it stays connected
+// without acknowledging anything new: a stalled SyncStateSet member.
 func rawAutoSlave(t *testing.T, addr string, id, from int64) net.Conn {
 	t.Helper()
 	c := rawSlave(t, addr)
@@ -44,6 +45,18 @@ func rawAutoSlave(t *testing.T, addr string, id, from int64) net.Conn {
 	if _, err := c.Write(AppendSlaveTransfer(nil, from)); err != nil {
 		t.Fatal(err)
 	}
+	done := make(chan struct{})
+	go func() { // stops when the connection is closed (cleanup or the master)
+		defer close(done)
+		for {
+			time.Sleep(100 * time.Millisecond)
+			_ = c.SetWriteDeadline(time.Now().Add(time.Second))
+			if _, err := c.Write(AppendSlaveTransfer(nil, from)); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { _ = c.Close(); <-done })
 	return c
 }
 
@@ -107,7 +120,8 @@ func TestHAControllerSyncStateSetTracking(t *testing.T) {
 	if c := a.st.ConfirmOffset(); c != stalledAt {
 		t.Fatalf("set confirm offset %d, want member 3's ack %d", c, stalledAt)
 	}
-	time.Sleep(notCatchup) // let member 3 fall behind for haMaxTimeSlaveNotCatchup
+	time.Sleep(notCatchup)      // let member 3 fall behind for haMaxTimeSlaveNotCatchup
+	waitSlaveConnected(t, a, 3) // still connected: the shrink below is for lagging, not for leaving
 	wait.Eventually(t, 5*time.Second, func() error {
 		mustPutN(t, a.st, "TopicSSS", 10, 1, 100) // B keeps catching up
 		if s, changed := a.ha.MaybeShrinkSyncStateSet(); !changed || !slices.Equal(s, []int64{1, 2}) {

@@ -23,14 +23,15 @@ import (
 const reputInterval = 10 * time.Millisecond
 
 // reputService turns new CommitLog records into consume-queue units and
-// index entries. Only its goroutine (or Start, before it runs) calls doReput.
+// index entries. Its goroutine (or Start, before it runs) calls doReput;
+// SettleReplicatedTail runs passes too, serialised by mu.
 type reputService struct {
 	s    *DefaultMessageStore
 	svc  *service.Service
 	from atomic.Int64 // reputFromOffset: next CommitLog offset to dispatch
 
 	// stall is the failed dispatch being retried, nil while dispatch keeps
-	// up. Only the dispatcher goroutine writes it; RuntimeInfo reads it.
+	// up. Only dispatch passes (under mu) write it; RuntimeInfo reads it.
 	stall atomic.Pointer[dispatchStall]
 
 	// mu is held by each dispatch pass and by CommitLog truncation, so a

@@ -55,8 +55,8 @@ func TestStoreRoleSwitchAtRuntime(t *testing.T) {
 }
 
 // TestStoreSettleReplicatedTail: a replica promoted to master drops the
-// record the replication stream left incomplete and continues every
-// queue's offsets where the replicated messages ended.
+// record the replication stream left incomplete (if any) and continues
+// every queue's offsets where the replicated messages ended.
 func TestStoreSettleReplicatedTail(t *testing.T) {
 	unstarted := openStore(t, smallConfig(t))
 	if _, err := unstarted.SettleReplicatedTail(); !errors.Is(err, ErrNotStarted) {
@@ -64,14 +64,25 @@ func TestStoreSettleReplicatedTail(t *testing.T) {
 	}
 	master := startStore(t, smallConfig(t))
 	res := writeQueues(t, master, 51)
+	for _, torn := range []bool{true, false} {
+		t.Run(fmt.Sprintf("torn=%v", torn), func(t *testing.T) { settleCase(t, master, res[50].Append, torn) })
+	}
+}
+
+// settleCase replicates master's log up to last (half of it when torn)
+// into a new replica, settles and promotes it, and puts last's message
+// again: same offset, same queue offset.
+func settleCase(t *testing.T, master *DefaultMessageStore, last commitlog.AppendMessageResult, torn bool) {
 	scfg := smallConfig(t)
 	scfg.BrokerRole = Slave
 	slave := startStore(t, scfg, WithBrokerID(1))
-	last := res[50].Append
-	torn := last.WroteOffset + int64(last.WroteBytes)/2
-	for off := int64(0); off < torn; {
+	end := last.WroteOffset
+	if torn {
+		end += int64(last.WroteBytes) / 2
+	}
+	for off := int64(0); off < end; {
 		buf := master.GetCommitLogData(off)
-		chunk := buf.Bytes[:min(int64(len(buf.Bytes)), torn-off)]
+		chunk := buf.Bytes[:min(int64(len(buf.Bytes)), end-off)]
 		if err := slave.AppendToCommitLog(off, chunk); err != nil {
 			t.Fatal(err)
 		}
