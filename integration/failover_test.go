@@ -14,8 +14,11 @@ import (
 	"math"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -34,6 +37,7 @@ import (
 	"github.com/rocketmq-go/rmq/controller"
 	ctlclient "github.com/rocketmq-go/rmq/controller/client"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/namesrv"
 	"github.com/rocketmq-go/rmq/remoting"
@@ -928,4 +932,62 @@ func foCheckEpochCache(t *testing.T, n *foNode, wantID int64) {
 		}
 		return nil
 	})
+}
+
+// TestFailoverReadmeConfsAgree: the README's conf/controller files load
+// with no warning into the name server's and controller's settings (as
+// mqnamesrv binds them) and the broker's, the three name servers listen on
+// distinct ports, each embeds controller n<i> of one three-peer group, and
+// every broker's controllerAddr lists exactly those peers and its
+// namesrvAddr exactly those name servers.
+func TestFailoverReadmeConfsAgree(t *testing.T) {
+	var peers, nsAddrs []string
+	for i := range 3 {
+		m := foParseConf(t, filepath.Join("..", "conf", "controller", "namesrv-n"+strconv.Itoa(i)+".conf"))
+		ns, srv, cc := namesrv.NewNamesrvConfig(), namesrv.NewNettyServerConfig(), controller.NewConfig()
+		if w := props.Bind(m, ns, srv, cc); len(w) != 0 {
+			t.Fatalf("namesrv-n%d: warnings %v", i, w)
+		}
+		if !ns.EnableControllerInNamesrv || cc.ControllerDLegerSelfId != "n"+strconv.Itoa(i) || cc.ControllerDLegerGroup != "group1" {
+			t.Fatalf("namesrv-n%d: embedded %v self %q group %q", i, ns.EnableControllerInNamesrv, cc.ControllerDLegerSelfId, cc.ControllerDLegerGroup)
+		}
+		var addrs []string
+		for _, p := range strings.Split(cc.ControllerDLegerPeers, ";") {
+			_, a, _ := strings.Cut(p, "-")
+			addrs = append(addrs, a)
+		}
+		if peers == nil {
+			peers = addrs
+		} else if !slices.Equal(peers, addrs) {
+			t.Fatalf("namesrv-n%d: peers %v, others %v", i, addrs, peers)
+		}
+		nsAddrs = append(nsAddrs, "127.0.0.1:"+strconv.Itoa(srv.ListenPort))
+	}
+	if len(peers) != 3 || len(slices.Compact(slices.Sorted(slices.Values(nsAddrs)))) != 3 {
+		t.Fatalf("peers %v, name servers %v", peers, nsAddrs)
+	}
+	for i := range 3 {
+		m := foParseConf(t, filepath.Join("..", "conf", "controller", "broker-n"+strconv.Itoa(i)+".conf"))
+		c := broker.NewStartupConfigs()
+		if w := props.Bind(m, c.Targets()...); len(w) != 0 {
+			t.Fatalf("broker-n%d: warnings %v", i, w)
+		}
+		if !slices.Equal(c.Broker.ControllerAddrList(), peers) || !slices.Equal(c.Broker.NamesrvAddrList(), nsAddrs) {
+			t.Fatalf("broker-n%d: controllerAddr %v namesrvAddr %v, want %v and %v", i,
+				c.Broker.ControllerAddrList(), c.Broker.NamesrvAddrList(), peers, nsAddrs)
+		}
+	}
+}
+
+func foParseConf(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := props.ParseString(string(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
