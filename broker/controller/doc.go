@@ -30,11 +30,13 @@
 //
 // Invariants: only the run goroutine changes the role (Host.ChangeToMaster
 // / ChangeToSlave are never concurrent); an epoch is applied once and only
-// if newer than the last applied; a master whose leader has answered no
-// heartbeat sent within controllerHeartBeatTimeoutMills is fenced (writes
-// refused) before the controller, which counts the same timeout from the
-// last heartbeat it received, can elect another master; the fence lifts only
-// when the leader confirms this broker is still the master of its epoch.
+// if newer than the last applied; with FenceOnLeaseLoss (the broker sets it
+// unless allAckInSyncStateSet is on) a master whose leader has answered no
+// heartbeat sent within 90 % of controllerHeartBeatTimeoutMills is fenced
+// (writes refused) before the controller, which counts the whole timeout
+// from the last heartbeat it received, can elect another master; the fence
+// lifts only when the leader confirms this broker is still the master of
+// its epoch.
 //
 // Usage (the broker does this in controller mode):
 //
