@@ -80,6 +80,11 @@ func wireController(b *Broker) {
 	}
 	b.ctl = &controllerRole{}
 	b.ctl.isolated.Store(true)
+	// Fenced from the start, whatever brokerRole says, until the controller
+	// names a master (5.x initialize: replicasManager.setFenced(true)).
+	if f, ok := b.store.(fenceable); ok {
+		f.SetFenced(true)
+	}
 	b.registerProcessor(code.NotifyBrokerRoleChanged, remoting.ProcessorFunc(b.processNotifyBrokerRoleChanged), b.Pools.Admin, true)
 	b.registerProcessor(code.GetBrokerEpochCache, remoting.ProcessorFunc(b.processGetBrokerEpochCache), b.Pools.Admin, true)
 	b.onShutdown(func(ctx context.Context) {

@@ -991,3 +991,33 @@ func foParseConf(t *testing.T, path string) map[string]string {
 	}
 	return m
 }
+
+// TestFailoverConfiguredRoleIsOnlyAHint: brokers whose files still say
+// ASYNC_MASTER / brokerId 0 get their roles from the controller all the
+// same: one master, registered as brokerId 0, and a slave that takes the
+// master's topics through its periodic slave sync.
+func TestFailoverConfiguredRoleIsOnlyAHint(t *testing.T) {
+	e := newFailoverEnv(t, 1, 2, nil, func(c *broker.BrokerConfig, s *store.MessageStoreConfig) {
+		c.BrokerID = 0
+		s.BrokerRole = store.AsyncMaster
+	})
+	m := e.master(30 * time.Second)
+	e.waitRoute(m, 30*time.Second)
+	tc := body.NewTopicConfig(e.topic)
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 4, 4, 6
+	m.b.Topics().UpdateTopicConfig(tc)
+	for _, n := range e.nodes {
+		if n == m {
+			continue
+		}
+		if !n.b.IsSlave() {
+			t.Fatalf("%s is not a slave", n.name)
+		}
+		testutil.Eventually(t, 30*time.Second, func() error { // slave sync: first after 3 s, then every 10 s
+			if n.b.Topics().SelectTopicConfig(e.topic) == nil {
+				return fmt.Errorf("%s has not synced topic %s from the master", n.name, e.topic)
+			}
+			return nil
+		})
+	}
+}
