@@ -1021,3 +1021,33 @@ func TestFailoverConfiguredRoleIsOnlyAHint(t *testing.T) {
 		})
 	}
 }
+
+// TestFailoverNewMasterDeliversDelayedMessages: a delayed message accepted
+// by the old master (delay level 2, 5 s) and not yet due when it dies is
+// delivered by the new master, which started the schedule service when it
+// took the role.
+func TestFailoverNewMasterDeliversDelayedMessages(t *testing.T) {
+	e := newFailoverEnv(t, 1, 2, nil)
+	m := e.master(30 * time.Second)
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if _, _, set := e.syncStateSet(); len(set) != 2 {
+			return fmt.Errorf("syncStateSet %v, want both", set)
+		}
+		return nil
+	})
+	e.createTopic(m)
+	p := e.producer(0)
+	msg := primitive.NewMessage(e.topic, []byte("delayed-across-failover"))
+	msg.WithDelayTimeLevel(2)
+	if r, err := p.SendSync(context.Background(), msg); err != nil || r.Status != primitive.SendOK {
+		t.Fatalf("send delayed: %v %v", r, err)
+	}
+	e.kill(m)
+	nm := e.master(30 * time.Second)
+	testutil.Eventually(t, 30*time.Second, func() error {
+		if !foBodies(nm.b.Store(), e.topic)["delayed-across-failover"] {
+			return fmt.Errorf("delayed message not delivered on the new master %s", nm.name)
+		}
+		return nil
+	})
+}
