@@ -441,6 +441,9 @@ func (m *Manager) changeRole(ctx context.Context, ev roleEvent, self int64) {
 		m.isMaster.Store(false)
 		if err := m.host.ChangeToSlave(ctx, ev.masterAddr, ev.masterID, ev.epoch, self); err != nil {
 			m.lg.Error("change to slave failed", zap.Int32("masterEpoch", ev.epoch), zap.Error(err))
+			// Another broker is master: take no writes until the next
+			// poll manages the switch.
+			m.setFenced(true, "change to slave failed")
 			return
 		}
 		m.set, m.setEpoch = nil, 0
