@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/apache/rocketmq-client-go/v2"
+	"github.com/apache/rocketmq-client-go/v2/consumer"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/apache/rocketmq-client-go/v2/rlog"
@@ -459,6 +460,8 @@ func TestFailoverKillMasterUnderLoad(t *testing.T) {
 		return nil
 	})
 	e.createTopic(old)
+	recv := newReceived()
+	foStartConsumer(t, e, uniqueName("fopc"), recv)
 	load := startLoad(t, e.producer(2), e.topic)
 	load.waitAcked(t, 200, 30*time.Second)
 
@@ -505,6 +508,23 @@ func TestFailoverKillMasterUnderLoad(t *testing.T) {
 	// A crash can leave records the replicas never received: write some
 	// into the old master's store while it is down.
 	tail := foAppendTail(t, old.scfg, e.topic, 20)
+	// The push consumer, started before the failover, gets every
+	// acknowledged message and re-consumes at most an in-flight batch (32
+	// per queue): it continues from its own offsets on the new master.
+	testutil.Eventually(t, 60*time.Second, func() error {
+		for _, b := range acked {
+			if !recv.has(b) {
+				return fmt.Errorf("push consumer has not received %q", b)
+			}
+		}
+		return nil
+	})
+	dup := recv.duplicates()
+	t.Logf("push consumer: %d of %d messages consumed more than once across the failover", dup, recv.count())
+	if dup > 4*32 {
+		t.Fatalf("push consumer re-consumed %d messages, more than its in-flight batches", dup)
+	}
+
 	e.start(old)
 	testutil.Eventually(t, 30*time.Second, func() error {
 		r := old.b.Replicas()
@@ -1050,4 +1070,32 @@ func TestFailoverNewMasterDeliversDelayedMessages(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// foStartConsumer starts an unmodified Go push consumer of e.topic from the
+// first offset, recording every body in r.
+func foStartConsumer(t *testing.T, e *foEnv, group string, r *received) {
+	t.Helper()
+	c, err := consumer.NewPushConsumer(
+		consumer.WithNsResolver(primitive.NewPassthroughResolver([]string{e.nsAddr})),
+		consumer.WithGroupName(group),
+		consumer.WithInstance(uniqueName("foc")),
+		consumer.WithConsumeFromWhere(consumer.ConsumeFromFirstOffset),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Subscribe(e.topic, consumer.MessageSelector{Type: consumer.TAG, Expression: "*"},
+		func(_ context.Context, msgs ...*primitive.MessageExt) (consumer.ConsumeResult, error) {
+			r.add(msgs...)
+			return consumer.ConsumeSuccess, nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	t.Cleanup(func() { _ = testutil.ShutdownSettled(started, c.Shutdown) })
 }
