@@ -164,6 +164,12 @@ type Broker struct {
 	// HA is the hook for broker/ha: set before Start (see HAService).
 	HA HAService
 
+	// masterServices are factories of the services that run only on a
+	// master (schedule delivery, transaction check): see addMasterService.
+	masterServices []func() *service.Service
+	// ctl is the controller-mode state (role.go); nil outside it.
+	ctl *controllerRole
+
 	masterAddr   atomic.Pointer[string] // slave: learnt from registration or haMasterAddress
 	haServerAddr atomic.Pointer[string] // slave: master's HA address learnt from registration
 
@@ -213,6 +219,9 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	lg := opts.Logger
 	if lg == nil {
 		lg = zap.NewNop()
+	}
+	for _, w := range cfg.Unimplemented() {
+		lg.Warn("setting accepted but not implemented", zap.String("detail", w))
 	}
 	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1),
 		storeOpts: opts.StoreOptions, statsSchedule: stats.JavaSchedule()}
@@ -443,6 +452,9 @@ func (b *Broker) Start() error {
 		b.startTimedExecutor(tp.q, tp.workers)
 	}
 	b.startFastFailure()
+	if err := b.startController(); err != nil {
+		return err
+	}
 	b.startRegistration()
 	b.lg.Info("broker started", zap.String("brokerName", b.Config().BrokerName),
 		zap.String("brokerAddr", addr), zap.String("fastAddr", b.fastServer.Addr().String()),
@@ -582,11 +594,12 @@ func (b *Broker) OuterAPI() *outapi.API { return b.outAPI }
 // Logger returns the broker's logger.
 func (b *Broker) Logger() *zap.Logger { return b.lg }
 
-// Role returns brokerRole (ASYNC_MASTER, SYNC_MASTER or SLAVE).
-func (b *Broker) Role() store.BrokerRole { return b.storeCfg.BrokerRole }
+// Role returns the live brokerRole (ASYNC_MASTER, SYNC_MASTER or SLAVE):
+// the configured one, changed at runtime in controller mode.
+func (b *Broker) Role() store.BrokerRole { return b.store.BrokerRole() }
 
-// IsSlave reports whether the broker runs as a slave.
-func (b *Broker) IsSlave() bool { return b.storeCfg.BrokerRole == store.Slave }
+// IsSlave reports whether the broker runs as a slave now.
+func (b *Broker) IsSlave() bool { return b.Role() == store.Slave }
 
 // Addr is the main server's bound address (valid after Start).
 func (b *Broker) Addr() net.Addr { return b.server.Addr() }

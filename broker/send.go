@@ -301,6 +301,8 @@ func (b *Broker) putStatusResponse(s commitlog.PutMessageStatus) (c int32, remar
 		return code.SystemError, "[PC_SYNCHRONIZED]broker busy, start flow control for a while", false
 	case commitlog.UnknownError:
 		return code.SystemError, "UNKNOWN_ERROR", false
+	case commitlog.InSyncReplicasNotEnough: // 5.x controller mode
+		return code.SystemError, "in-sync replicas not enough", false
 	}
 	return code.SystemError, "UNKNOWN_ERROR DEFAULT", false
 }
