@@ -31,12 +31,14 @@ type pullResult struct {
 }
 
 // queueEnds reads GET_MAX_OFFSET of queues 0..n-1 on addr; when want > 0
-// it polls (up to wait) until they add up to at least want, since the
-// server dispatches to its consume queues after answering the sends.
+// it polls until they add up to at least want (the server dispatches to
+// its consume queues after answering the sends), or stop growing for a
+// second (some sends failed), or wait passes.
 func queueEnds(ctx context.Context, addr, topic string, n int, want int64, wait time.Duration) ([]int64, error) {
 	c := remoting.NewClient(remoting.NewNettyClientConfig(), nil)
 	defer func() { _ = c.Shutdown(context.Background()) }()
 	deadline := time.Now().Add(wait)
+	last, lastChange := int64(-1), time.Now()
 	for {
 		ends := make([]int64, n)
 		var sum int64
@@ -51,7 +53,10 @@ func queueEnds(ctx context.Context, addr, topic string, n int, want int64, wait 
 			}
 			sum += ends[q]
 		}
-		if sum >= want || time.Now().After(deadline) || ctx.Err() != nil {
+		if sum != last {
+			last, lastChange = sum, time.Now()
+		}
+		if sum >= want || time.Since(lastChange) > time.Second || time.Now().After(deadline) || ctx.Err() != nil {
 			return ends, nil
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -23,7 +23,8 @@
 # MEASURE (15s), BACKLOG (500000), PULL_CONNS (4), QUEUES (8),
 # EXTRA ("sync_flush": also SYNC_FLUSH at 16x16; "sync_master": also
 # SYNC_MASTER with a slave), PROFILE ("16x16 64x16": CPU profiles of our
-# broker at those points into PROFILE_DIR), BASE_PORT (31000), JAVA (java).
+# broker at those points into PROFILE_DIR), BASE_PORT (31000), JAVA (java),
+# LOG (a file to keep every mqbench output line in).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/../.."
@@ -69,7 +70,7 @@ stop_all() { # TERM, then KILL after 20 s, every process this script started
   done
   PIDS=""
 }
-cleanup() { stop_all; rm -rf "$W"; }
+cleanup() { stop_all; [ -n "${LOG:-}" ] && cp "$W/log" "$LOG"; rm -rf "$W"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
@@ -169,7 +170,7 @@ point() {
 pull_point() {
   local impl=$1
   start "$impl" ASYNC_MASTER ASYNC_FLUSH
-  bench -mode send -broker "$BROKER_ADDR" -pid "$BROKER_PID" -c 16 -inflight 16 -q "$BACKLOG" >> "$W/log"
+  bench -mode send -broker "$BROKER_ADDR" -pid "$BROKER_PID" -c 16 -inflight 16 -q "$BACKLOG" | sed 's/^RESULT/FILL/' >> "$W/log"
   bench -mode pull -broker "$BROKER_ADDR" -pid "$BROKER_PID" -c "$PULL_CONNS" -q "$BACKLOG" -g bench_versus_drain -duration 300s \
     | tee -a "$W/log" | grep '^RESULT' > "$RES/$impl.pull" || true
   stop_all
