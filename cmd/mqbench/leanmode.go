@@ -22,6 +22,7 @@ import (
 //	-mode echo         the same load as send against a framed echo server
 //	                   (-broker, or one started in this process).
 //	-mode echo-server  serve echo on -listen until interrupted.
+//	-mode wake         long-poll wake-up latency (wake.go), -q rounds.
 //
 // Each prints a human line and a "RESULT key=value ..." line for scripts,
 // with the server's CPU per message and RSS when -pid names it.
@@ -30,7 +31,7 @@ import (
 const leanTopic = "BenchLean"
 
 // leanModes lists the modes runLean serves.
-var leanModes = map[string]bool{"send": true, "pull": true, "echo": true, "echo-server": true}
+var leanModes = map[string]bool{"send": true, "pull": true, "echo": true, "echo-server": true, "wake": true}
 
 func runLean(ctx context.Context, o *options, out io.Writer) error {
 	switch o.mode {
@@ -56,8 +57,11 @@ func runLean(ctx context.Context, o *options, out io.Writer) error {
 	if err := resolveBroker(ctx, o); err != nil {
 		return err
 	}
-	if o.mode == "pull" {
+	switch o.mode {
+	case "pull":
 		return runPullMode(ctx, o, out)
+	case "wake":
+		return runWakeMode(ctx, o, out)
 	}
 	res, usage, err := runSendMode(ctx, o)
 	if err != nil {

@@ -20,7 +20,8 @@
 # columns are skipped (with a message).
 #
 # Environment: POINTS ("1x1 16x1 4x16 16x16 64x16"), WARMUP (10s),
-# MEASURE (15s), BACKLOG (500000), PULL_CONNS (4), QUEUES (8),
+# MEASURE (15s), BACKLOG (500000), PULL_CONNS (4), WAKE_ROUNDS (1000:
+# long-poll wake-ups timed on the drained servers), QUEUES (8),
 # EXTRA ("sync_flush": also SYNC_FLUSH at 16x16; "sync_master": also
 # SYNC_MASTER with a slave), PROFILE ("16x16 64x16": CPU profiles of our
 # broker at those points into PROFILE_DIR), BASE_PORT (31000), JAVA (java),
@@ -34,6 +35,7 @@ WARMUP=${WARMUP:-10s}
 MEASURE=${MEASURE:-15s}
 BACKLOG=${BACKLOG:-500000}
 PULL_CONNS=${PULL_CONNS:-4}
+WAKE_ROUNDS=${WAKE_ROUNDS:-1000}
 QUEUES=${QUEUES:-8}
 EXTRA=${EXTRA:-}
 PROFILE=${PROFILE:-}
@@ -139,15 +141,15 @@ start() {
   d=$(mktemp -d "$W/$impl.XXXX")
   printf 'listenPort=%s\n' "$NS_PORT" > "$d/namesrv.properties"
   run_server "$impl" namesrv "$d/namesrv.properties" "$d/namesrv.log"
-  wait_boot "$d/namesrv.log" "$LAST_PID"
+  wait_boot "$d/namesrv.log" "$LAST_PID" || return 1
   broker_conf "$impl" 0 "$role" "$flush" "$BROKER_PORT" "$d/store" > "$d/broker.properties"
   run_server "$impl" broker "$d/broker.properties" "$d/broker.log"
   BROKER_PID=$LAST_PID
-  wait_boot "$d/broker.log" "$BROKER_PID"
+  wait_boot "$d/broker.log" "$BROKER_PID" || return 1
   if [ "$role" = SYNC_MASTER ]; then
     broker_conf "$impl" 1 SLAVE "$flush" "$SLAVE_PORT" "$d/slave" > "$d/slave.properties"
     OURS_PROFILE='' run_server "$impl" broker "$d/slave.properties" "$d/slave.log"
-    wait_boot "$d/slave.log" "$LAST_PID"
+    wait_boot "$d/slave.log" "$LAST_PID" || return 1
   fi
   BROKER_ADDR=127.0.0.1:$BROKER_PORT
   sleep 1 # the slave's HA connection, the first registration
@@ -160,7 +162,11 @@ point() {
   local impl=$1 label=$2 c=$3 n=$4 role=${5:-ASYNC_MASTER} flush=${6:-ASYNC_FLUSH}
   OURS_PROFILE=
   if [ "$impl" = ours ] && [[ " $PROFILE " == *" $label "* ]]; then OURS_PROFILE=$PROFILE_DIR/mqbroker-$label.pprof; fi
-  start "$impl" "$role" "$flush"
+  if ! start "$impl" "$role" "$flush"; then
+    echo "  $impl $label: servers did not start" >&2
+    stop_all
+    return 0
+  fi
   bench -mode send -broker "$BROKER_ADDR" -pid "$BROKER_PID" -c "$c" -inflight "$n" -warmup "$WARMUP" -duration "$MEASURE" \
     | tee -a "$W/log" | grep '^RESULT' > "$RES/$impl.$label" || true
   stop_all
@@ -169,12 +175,19 @@ point() {
 
 pull_point() {
   local impl=$1
-  start "$impl" ASYNC_MASTER ASYNC_FLUSH
+  if ! start "$impl" ASYNC_MASTER ASYNC_FLUSH; then
+    echo "  $impl pull: servers did not start" >&2
+    stop_all
+    return 0
+  fi
   bench -mode send -broker "$BROKER_ADDR" -pid "$BROKER_PID" -c 16 -inflight 16 -q "$BACKLOG" | sed 's/^RESULT/FILL/' >> "$W/log"
   bench -mode pull -broker "$BROKER_ADDR" -pid "$BROKER_PID" -c "$PULL_CONNS" -q "$BACKLOG" -g bench_versus_drain -duration 300s \
     | tee -a "$W/log" | grep '^RESULT' > "$RES/$impl.pull" || true
+  bench -mode wake -broker "$BROKER_ADDR" -q "$WAKE_ROUNDS" -g bench_versus_wake \
+    | tee -a "$W/log" | grep '^RESULT' > "$RES/$impl.wake" || true
   stop_all
   echo "  $impl pull: $(cat "$RES/$impl.pull")" >&2
+  echo "  $impl wake: $(cat "$RES/$impl.wake")" >&2
 }
 
 echo_point() {
@@ -189,20 +202,26 @@ echo_point() {
   echo "  echo 16x16: $(cat "$RES/echo")" >&2
 }
 
-{
-  echo "# versus.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) $(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# warm-up $WARMUP, measured $MEASURE per point; 1 KiB SEND_MESSAGE_V2 (JSON header), $QUEUES queues; backlog $BACKLOG"
-} >> "$OUT"
-for p in $POINTS; do
-  for impl in $IMPLS; do point "$impl" "$p" "${p%x*}" "${p#*x}"; done
-done
-for x in $EXTRA; do
-  case $x in
-    sync_flush) for impl in $IMPLS; do point "$impl" sync_flush 16 16 ASYNC_MASTER SYNC_FLUSH; done ;;
-    sync_master) for impl in $IMPLS; do point "$impl" sync_master 16 16 SYNC_MASTER ASYNC_FLUSH; done ;;
-  esac
-done
-for impl in $IMPLS; do pull_point "$impl"; done
-echo_point
-echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT"
-"$W/bin/mqbench" -mode versus-table -results "$RES" -points "$POINTS $EXTRA" >> "$OUT"
+# main is one function, so that bash has parsed all of it before it runs
+# (editing this file during a run does not derail the run).
+main() {
+  {
+    echo "# versus.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) $(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "# warm-up $WARMUP, measured $MEASURE per point; 1 KiB SEND_MESSAGE_V2 (JSON header), $QUEUES queues; backlog $BACKLOG"
+  } >> "$OUT"
+  for p in $POINTS; do
+    for impl in $IMPLS; do point "$impl" "$p" "${p%x*}" "${p#*x}"; done
+  done
+  for x in $EXTRA; do
+    case $x in
+      sync_flush) for impl in $IMPLS; do point "$impl" sync_flush 16 16 ASYNC_MASTER SYNC_FLUSH; done ;;
+      sync_master) for impl in $IMPLS; do point "$impl" sync_master 16 16 SYNC_MASTER ASYNC_FLUSH; done ;;
+    esac
+  done
+  for impl in $IMPLS; do pull_point "$impl"; done
+  echo_point
+  echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT"
+  "$W/bin/mqbench" -mode versus-table -results "$RES" -points "$POINTS $EXTRA" >> "$OUT"
+}
+main
+exit
