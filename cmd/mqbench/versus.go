@@ -221,7 +221,7 @@ func writeAims(w io.Writer, rows []versusRow, echo, apacheWake, oursWake result)
 	cpu := &aim{text: "server CPU per message ≤ ¼ Apache's", limit: 0.25, worst: nan}
 	pull := &aim{text: "pull ≥ 3× Apache's drain rate", limit: 3, atLeast: true, worst: nan}
 	anon := &aim{text: "anonymous RSS ≤ 1/10 of Apache's", limit: 0.1, worst: nan}
-	file := &aim{text: "file-backed RSS ≤ Apache's on the same data", limit: 1, worst: nan}
+	file := &aim{text: "file-backed RSS ≤ Apache's on the same data (pull backlog row)", limit: 1, worst: nan}
 	sync := &aim{text: "SYNC_FLUSH and SYNC_MASTER ≥ 2× Apache's TPS at 16 × 16", limit: 2, atLeast: true, worst: nan}
 	ceil := &aim{text: "produce at 16 × 16 ≥ 40 % of the echo server's request rate", limit: 0.4, atLeast: true, worst: nan}
 	for _, r := range rows {
@@ -237,7 +237,9 @@ func writeAims(w io.Writer, rows []versusRow, echo, apacheWake, oursWake result)
 			cpu.see(ratio(r.ours, r.apache, "cpu_us_per_msg"), r.label)
 		}
 		anon.see(ratio(r.ours, r.apache, "anon_kb"), r.label)
-		file.see(ratio(r.ours, r.apache, "file_kb"), r.label)
+		if r.isPull { // the produce rows store different amounts; the backlog is the same data
+			file.see(ratio(r.ours, r.apache, "file_kb"), r.label)
+		}
 		if r.label == "16x16" && echo != nil {
 			ceil.see(ratio(r.ours, echo, "tps"), r.label)
 		}

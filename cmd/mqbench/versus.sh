@@ -24,8 +24,11 @@
 # long-poll wake-ups timed on the drained servers), QUEUES (8),
 # EXTRA ("sync_flush": also SYNC_FLUSH at 16x16; "sync_master": also
 # SYNC_MASTER with a slave), PROFILE ("16x16 64x16": CPU profiles of our
-# broker at those points into PROFILE_DIR), BASE_PORT (31000), JAVA (java),
-# LOG (a file to keep every mqbench output line in).
+# broker at those points into PROFILE_DIR), BASE_PORT (20000; each start
+# takes the next 100 ports: keep them below the ephemeral range, where
+# outgoing connections collide with them), JAVA (java),
+# LOG (a file to keep every mqbench output line in), PULL and ECHO (1; 0
+# skips the backlog / wake-up rows or the echo row).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/../.."
@@ -40,7 +43,7 @@ QUEUES=${QUEUES:-8}
 EXTRA=${EXTRA:-}
 PROFILE=${PROFILE:-}
 PROFILE_DIR=${PROFILE_DIR:-.}
-BASE_PORT=${BASE_PORT:-31000}
+BASE_PORT=${BASE_PORT:-20000}
 JAVA=${JAVA:-java}
 W=$(mktemp -d /tmp/mqbench-versus.XXXXXX)
 RES=$W/results
@@ -117,7 +120,7 @@ run_server() {
     [ "$kind" = broker ] && [ -n "${OURS_PROFILE:-}" ] && extra=(-cpuprofile "$OURS_PROFILE")
     HOME=$W/home-ours "$W/bin/mq$kind" -c "$conf" "${extra[@]}" > "$log" 2>&1 &
   else
-    local opens="--add-opens java.base/java.nio=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED"
+    local opens="--add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/jdk.internal.ref=ALL-UNNAMED --add-exports java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED"
     local gc="-XX:+UseG1GC -XX:G1HeapRegionSize=16m -XX:G1ReservePercent=25 -XX:InitiatingHeapOccupancyPercent=30 -XX:SoftRefLRUPolicyMSPerMB=0"
     if [ "$kind" = namesrv ]; then # runserver.sh: -Xms4g -Xmx4g -Xmn2g, scaled to 1 GiB
       # shellcheck disable=SC2086
@@ -203,7 +206,8 @@ echo_point() {
 }
 
 # main is one function, so that bash has parsed all of it before it runs
-# (editing this file during a run does not derail the run).
+# (editing this file during a run does not derail the run); "main; exit"
+# is one line for the same reason.
 main() {
   {
     echo "# versus.sh $(date -u +%FT%TZ) commit $(git rev-parse --short HEAD) $(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -218,10 +222,9 @@ main() {
       sync_master) for impl in $IMPLS; do point "$impl" sync_master 16 16 SYNC_MASTER ASYNC_FLUSH; done ;;
     esac
   done
-  for impl in $IMPLS; do pull_point "$impl"; done
-  echo_point
+  if [ "${PULL:-1}" = 1 ]; then for impl in $IMPLS; do pull_point "$impl"; done; fi
+  if [ "${ECHO:-1}" = 1 ]; then echo_point; fi
   echo "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT"
   "$W/bin/mqbench" -mode versus-table -results "$RES" -points "$POINTS $EXTRA" >> "$OUT"
 }
-main
-exit
+main; exit $?

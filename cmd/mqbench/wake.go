@@ -98,19 +98,10 @@ func (w *waker) round(i int64) (time.Duration, error) {
 	if _, err := w.sc.Write(w.tpl.appendSend(w.buf[:0], int(i), 0, start.UnixMilli(), uint64(i))); err != nil {
 		return 0, err
 	}
-	if w.buf, err = readFrame(w.pr, w.buf); err != nil {
-		return 0, err
-	}
-	rt := time.Since(start)
-	resp, err := codec.Decode(w.buf)
+	rt, err := w.awaitMessage(i, start)
 	if err != nil {
 		return 0, err
 	}
-	n, next, err := pullOutcome(resp)
-	if err != nil || n != 1 {
-		return 0, fmt.Errorf("pull at %d: %d messages, code %d, %v", w.offset, n, resp.Code, err)
-	}
-	w.offset = next
 	if w.buf, err = readFrame(w.sr, w.buf); err != nil {
 		return 0, err
 	}
@@ -118,4 +109,42 @@ func (w *waker) round(i int64) (time.Duration, error) {
 		return 0, fmt.Errorf("send: code %d %v", c, err)
 	}
 	return rt, nil
+}
+
+// awaitMessage reads pull responses until one carries the message,
+// re-pulling at once after an empty answer (a woken pull may find the
+// consume queue not yet updated: Apache then answers PULL_NOT_FOUND, and
+// a client pulls again).
+func (w *waker) awaitMessage(i int64, start time.Time) (time.Duration, error) {
+	for tries := 0; ; tries++ {
+		var err error
+		if w.buf, err = readFrame(w.pr, w.buf); err != nil {
+			return 0, err
+		}
+		rt := time.Since(start)
+		resp, err := codec.Decode(w.buf)
+		if err != nil {
+			return 0, err
+		}
+		n, next, err := pullOutcome(resp)
+		if err != nil {
+			return 0, fmt.Errorf("pull at %d: %w", w.offset, err)
+		}
+		if n > 0 {
+			w.offset = next
+			return rt, nil
+		}
+		if tries >= 100 {
+			return 0, fmt.Errorf("pull at %d: still no message after %d pulls (code %d)", w.offset, tries, resp.Code)
+		}
+		req := codec.NewRequest(code.PullMessage, pullHeader(w.o, 0, w.offset), nil)
+		req.Opaque = int32(i + 1)
+		frame, err := codec.Encode(req)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := w.pc.Write(frame); err != nil {
+			return 0, err
+		}
+	}
 }
