@@ -60,7 +60,8 @@ type leanConn struct {
 type leanResult struct {
 	ok, failed int64
 	elapsed    time.Duration
-	lat        []int64 // sorted, ns
+	lat        []int64       // sorted, ns
+	genCPU     time.Duration // this process's CPU over the window (-1: unknown)
 }
 
 func (r *leanResult) tps() float64 { return float64(r.ok) / r.elapsed.Seconds() }

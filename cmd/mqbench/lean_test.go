@@ -178,7 +178,7 @@ func TestBenchLeanEchoTimed(t *testing.T) {
 	}
 	r := parseResult(out.String()[strings.Index(out.String(), "RESULT"):])
 	n, _ := strconv.Atoi(r["ok"])
-	if r["mode"] != "echo" || n < 10 || r["failed"] != "0" || r["tps"] == "0" {
+	if _, ok := r.num("gen_cpu_us_per_msg"); !ok || r["mode"] != "echo" || n < 10 || r["failed"] != "0" || r["tps"] == "0" {
 		t.Fatalf("echo result %v\n%s", r, out.String())
 	}
 }

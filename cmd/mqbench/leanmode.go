@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -134,7 +135,7 @@ func runSendMode(ctx context.Context, o *options) (*leanResult, procUsage, error
 		return nil, procUsage{}, err
 	}
 	if o.quantity > 0 { // count from the first response
-		pm := startProcMeter(o.pid)
+		pm, self := startProcMeter(o.pid), startProcMeter(os.Getpid())
 		start := time.Now()
 		l.measuring.Store(true)
 		l.run()
@@ -142,14 +143,16 @@ func runSendMode(ctx context.Context, o *options) (*leanResult, procUsage, error
 		l.measuring.Store(false)
 		res := &leanResult{ok: l.ok.Load(), failed: l.failed.Load(), elapsed: time.Since(start)}
 		usage := pm.stop()
+		res.genCPU = self.stop().cpu
 		l.finish(res, 10*time.Second)
 		return res, usage, l.err
 	}
 	l.run()
 	sleepCtx(ctx, o.warmup)
-	var pm *procMeter
-	res := l.measure(ctx, o.duration, func() { pm = startProcMeter(o.pid) })
+	var pm, self *procMeter
+	res := l.measure(ctx, o.duration, func() { pm, self = startProcMeter(o.pid), startProcMeter(os.Getpid()) })
 	usage := pm.stop()
+	res.genCPU = self.stop().cpu
 	l.finish(res, 10*time.Second)
 	if l.err != nil && res.ok == 0 {
 		return nil, usage, l.err
@@ -184,9 +187,9 @@ func printSendResult(w io.Writer, o *options, r *leanResult, u procUsage) {
 	fmt.Fprintf(w, "[Lean %s] %d×%d %s %d-byte: %d ok %d failed in %.1fs TPS: %.0f p50 %.3f ms p99 %.3f ms max %.3f ms; server CPU/msg %.1f µs RSS %d kB (anon %d, file %d)\n",
 		kind, o.connections, o.inflight, strings.ToUpper(o.ser), o.size, r.ok, r.failed, r.elapsed.Seconds(), r.tps(),
 		ms(r.quantile(0.5)), ms(r.quantile(0.99)), ms(r.quantile(1)), u.perMsg(r.ok), u.rssKB, u.anonKB, u.fileKB)
-	fmt.Fprintf(w, "RESULT mode=%s conns=%d inflight=%d ok=%d failed=%d secs=%.3f tps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f cpu_us_per_msg=%.2f rss_kb=%d anon_kb=%d file_kb=%d\n",
+	fmt.Fprintf(w, "RESULT mode=%s conns=%d inflight=%d ok=%d failed=%d secs=%.3f tps=%.0f p50_ms=%.3f p99_ms=%.3f max_ms=%.3f cpu_us_per_msg=%.2f rss_kb=%d anon_kb=%d file_kb=%d gen_cpu_us_per_msg=%.2f\n",
 		kind, o.connections, o.inflight, r.ok, r.failed, r.elapsed.Seconds(), r.tps(), ms(r.quantile(0.5)), ms(r.quantile(0.99)),
-		ms(r.quantile(1)), u.perMsg(r.ok), u.rssKB, u.anonKB, u.fileKB)
+		ms(r.quantile(1)), u.perMsg(r.ok), u.rssKB, u.anonKB, u.fileKB, procUsage{cpu: r.genCPU}.perMsg(r.ok))
 }
 
 // runPullMode drains the backlog (-q: wait until that many are
