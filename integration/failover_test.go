@@ -262,7 +262,7 @@ func (e *foEnv) producer(retries int) rocketmq.Producer {
 	e.t.Helper()
 	p, err := producer.NewDefaultProducer(
 		producer.WithNsResolver(primitive.NewPassthroughResolver([]string{e.nsAddr})),
-		producer.WithGroupName(uniqueName("fopg")),
+		producer.WithGroupName(uniqueName("fopg")), producer.WithInstanceName(uniqueName("fop")),
 		producer.WithRetry(retries),
 		producer.WithSendMsgTimeout(5*time.Second),
 	)
