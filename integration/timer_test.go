@@ -2,6 +2,9 @@ package integration
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -198,5 +201,41 @@ func TestTimerAcrossBrokerRestart(t *testing.T) {
 	}
 	if n := e.b.Store().MaxOffsetInQueue(e.topic, 1); n != 1 {
 		t.Errorf("real queue holds %d messages after restart, want 1", n)
+	}
+}
+
+// TestTimerSlaveSyncsCheckpoint: the slave does not deliver timer messages
+// (it only replicates the master's delivered copy) and keeps the master's
+// timer checkpoint, fetched with GET_TIMER_CHECK_POINT, in its own
+// timercheck, as 5.x's SlaveSynchronize does.
+func TestTimerSlaveSyncsCheckpoint(t *testing.T) {
+	t.Parallel()
+	e := newHAEnv(t, store.AsyncMaster)
+	if e.slave.TimerService() != nil || e.master.TimerService() == nil {
+		t.Fatal("timer service must run on the master only")
+	}
+	m := e.msg(1, 64)
+	m.WithProperty(timer.PropertyDelayMs, "1000")
+	ctx, cancel := context.WithTimeout(t.Context(), wait.Scale(10*time.Second))
+	r, err := e.p.SendSync(ctx, m)
+	cancel()
+	if err != nil || r.Status != primitive.SendOK {
+		t.Fatalf("send: %v %v", r, err)
+	}
+	want := timer.Checkpoint{IngestOffset: 1, MinPending: 1, SettledAt: math.MaxInt64, SettledQo: math.MaxInt64}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if got := e.master.TimerService().Checkpoint(); got != want {
+			return fmt.Errorf("master checkpoint %+v, want %+v", got, want)
+		}
+		return nil
+	})
+	haWaitReplicated(t, e.master.Store(), e.slave.Store(), e.topic)
+	e.slave.SyncAll(t.Context())
+	got, err := timer.LoadCheckpoint(filepath.Join(e.sstore.StorePathRootDir, "timercheck"))
+	if err != nil || got != want {
+		t.Fatalf("slave timercheck %+v (%v), want %+v", got, err, want)
+	}
+	if n := e.slave.Store().MaxOffsetInQueue(e.topic, 1); n != 1 {
+		t.Errorf("slave queue holds %d messages, want the 1 replicated copy", n)
 	}
 }
