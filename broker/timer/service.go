@@ -165,6 +165,12 @@ func (s *Service) ingestNew(ctx context.Context) {
 	}
 	if lo := cq.MinOffsetInQueue(); s.ingest < lo {
 		s.ingest = lo
+	} else if hi := cq.MaxOffsetInQueue(); s.ingest > hi {
+		// The queue was destroyed and re-created (every unit expired) or
+		// cut back: its offsets restart below the cursor.
+		s.lg.Warn("timer queue behind the ingest cursor, reading from its start",
+			zap.Int64("queueOffset", s.ingest), zap.Int64("maxOffset", hi))
+		s.ingest = lo
 	}
 	s.read(ctx, cq, cq.MaxOffsetInQueue(), func(entry) bool { return true })
 }

@@ -133,3 +133,31 @@ func TestTimerServiceNoCheckpointReadsAll(t *testing.T) {
 	s.tick(t.Context())
 	waitQueue(t, st, "TopicN", 1, 2)
 }
+
+// TestTimerServiceQueueRecreated: when the timer queue is destroyed and
+// re-created (its offsets restart at 0, below the ingest cursor), new timer
+// messages are still read and delivered.
+func TestTimerServiceQueueRecreated(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	defer closeStore(t, st)
+	start := time.UnixMilli(1_700_000_000_000)
+	clk := &fakeClock{t: start}
+	sendTimer(t, st, start, "TopicQ", "old0", PropertyDelaySec, "1")
+	sendTimer(t, st, start, "TopicQ", "old1", PropertyDelaySec, "1")
+	waitQueue(t, st, Topic, 0, 2)
+	s := newTestService(t, st, dir, clk)
+	clk.Add(2 * time.Second)
+	s.tick(t.Context())
+	waitQueue(t, st, "TopicQ", 1, 2)
+	st.DeleteTopics([]string{Topic})
+	sendTimer(t, st, clk.Now(), "TopicQ", "new", PropertyDelaySec, "1")
+	waitQueue(t, st, Topic, 0, 1)
+	clk.Add(2 * time.Second)
+	s.tick(t.Context())
+	waitQueue(t, st, "TopicQ", 1, 3)
+	if got := bodies(delivered(t, st, "TopicQ")); !slices.Equal(got, []string{"old0", "old1", "new"}) {
+		t.Fatalf("delivered %v", got)
+	}
+}
