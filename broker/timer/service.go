@@ -50,10 +50,15 @@ type Service struct {
 	svc   *service.Service
 
 	// Owned by the service goroutine.
-	idx         index
-	ingest      int64 // next queue offset to read
-	recovered   bool
-	lastPersist time.Time
+	idx    index
+	ingest int64 // next queue offset to read
+	// settled and settledUntil are the loaded checkpoint's settled key and
+	// IngestOffset: units below settledUntil with a key below settled were
+	// delivered (they may appear only later on a lagging slave's queue).
+	settled      entry
+	settledUntil int64
+	recovered    bool
+	lastPersist  time.Time
 
 	mu        sync.Mutex
 	ckpt      Checkpoint // last persisted
@@ -147,9 +152,9 @@ func (s *Service) recover(ctx context.Context) {
 	} else {
 		from, to = 0, 0
 	}
-	settled := entry{deliverAt: c.SettledAt, qo: c.SettledQo}
+	s.settled, s.settledUntil = entry{deliverAt: c.SettledAt, qo: c.SettledQo}, c.IngestOffset
 	s.ingest = from
-	s.read(ctx, cq, to, func(e entry) bool { return !e.less(settled) })
+	s.read(ctx, cq, to, s.pending)
 	s.mu.Lock()
 	s.ckpt = c
 	s.mu.Unlock()
@@ -172,7 +177,13 @@ func (s *Service) ingestNew(ctx context.Context) {
 			zap.Int64("queueOffset", s.ingest), zap.Int64("maxOffset", hi))
 		s.ingest = lo
 	}
-	s.read(ctx, cq, cq.MaxOffsetInQueue(), func(entry) bool { return true })
+	s.read(ctx, cq, cq.MaxOffsetInQueue(), s.pending)
+}
+
+// pending reports whether e may still need delivery per the checkpoint
+// loaded at start.
+func (s *Service) pending(e entry) bool {
+	return e.qo >= s.settledUntil || !e.less(s.settled)
 }
 
 // read indexes the units in [s.ingest, to) that keep accepts and moves

@@ -1,6 +1,7 @@
 package timer
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 func newTestService(t *testing.T, st Store, dir string, clk *fakeClock) *Service {
@@ -193,5 +195,40 @@ func TestTimerServiceCrashAtLeastOnce(t *testing.T) {
 	waitQueue(t, st, "TopicC", 1, 3)
 	if got := bodies(delivered(t, st, "TopicC")); !slices.Equal(got, []string{"a", "a", "b"}) {
 		t.Fatalf("delivered %v, want [a a b]", got)
+	}
+}
+
+// TestTimerServiceCheckpointAheadOfQueue: a slave started as master with the
+// master's checkpoint may hold fewer units than the checkpoint covers; the
+// units it replicates afterwards are still filtered by that checkpoint, so
+// the ones the old master delivered are not delivered again.
+func TestTimerServiceCheckpointAheadOfQueue(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	defer closeStore(t, st)
+	start := time.UnixMilli(1_700_000_000_000)
+	clk := &fakeClock{t: start}
+	// The old master delivered the unit at queue offset 0 (due +1 s) and
+	// still had offset 1 (due +9 s) pending.
+	ck := Checkpoint{IngestOffset: 2, MinPending: 1, SettledAt: start.Add(9 * time.Second).UnixMilli(), SettledQo: 1}
+	if err := PersistCheckpoint(filepath.Join(dir, "timercheck"), ck); err != nil {
+		t.Fatal(err)
+	}
+	s := newTestService(t, st, dir, clk)
+	s.tick(t.Context()) // the queue is still empty here
+	sendTimer(t, st, start, "TopicA", "done", PropertyDelaySec, "2")
+	sendTimer(t, st, start, "TopicA", "later", PropertyDelaySec, "10")
+	waitQueue(t, st, Topic, 0, 2)
+	clk.Add(time.Minute)
+	s.tick(t.Context())
+	wait.Eventually(t, 10*time.Second, func() error {
+		if n := st.DispatchBehindBytes(); n > 0 {
+			return fmt.Errorf("dispatch %d bytes behind", n)
+		}
+		return nil
+	})
+	if got := bodies(delivered(t, st, "TopicA")); !slices.Equal(got, []string{"later"}) {
+		t.Fatalf("delivered %v, want [later]", got)
 	}
 }
