@@ -162,25 +162,25 @@ func TestTimerAcrossBrokerRestart(t *testing.T) {
 	t.Parallel()
 	e := newConsumeEnv(t)
 	cfg, scfg := e.b.Config().Clone(), e.b.StoreConfig()
-	r, err := e.sendTimer("restart", map[string]string{timer.PropertyDelaySec: "2"})
+	r, err := e.sendTimer("restart", map[string]string{timer.PropertyDelaySec: "4"})
 	if err != nil || r.Status != primitive.SendOK {
 		t.Fatalf("send: %v %v", r, err)
 	}
-	due := time.Now().Add(2 * time.Second)
+	due := time.Now().Add(4 * time.Second) // TIMER_OUT_MS is 3 to 4 s from now
 	testutil.Eventually(t, 5*time.Second, func() error {
 		if e.b.Store().MaxOffsetInQueue(timer.Topic, 0) != 1 {
 			return errNotYet("timer unit")
 		}
 		return nil
 	})
+	if e.b.Store().MaxOffsetInQueue(e.topic, 1) != 0 {
+		t.Fatal("delivered before its time")
+	}
 	ctx, cancel := context.WithTimeout(t.Context(), wait.Scale(10*time.Second))
 	if err := e.b.Shutdown(ctx); err != nil {
 		t.Fatal(err)
 	}
 	cancel()
-	if e.b.Store().MaxOffsetInQueue(e.topic, 1) != 0 {
-		t.Fatal("delivered before its time")
-	}
 	time.Sleep(time.Until(due.Add(500 * time.Millisecond))) // down while it falls due
 
 	started := time.Now()
