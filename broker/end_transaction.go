@@ -155,6 +155,9 @@ func (p *endTransactionProcessor) commit(half *message.MessageExt, h *header.End
 	inner.QueueOffset = h.TranStateTableOffset
 	inner.PreparedTransactionOffset = h.CommitLogOffset
 	inner.StoreTimestamp = half.StoreTimestamp
+	if c, remark, rejected := p.b.timerRejection(inner); rejected {
+		return codec.NewResponse(c, remark), nil
+	}
 	res := p.b.store.PutMessage(inner)
 	c, remark := p.finalPutResponse(res.Status)
 	if c == code.Success {

@@ -185,6 +185,9 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 		m.PropertiesString = halfProperties(h.Properties, cluster, m.Topic, m.QueueID)
 		toHalfMessage(m)
 	}
+	if resp := b.handleTimerMessage(m); resp != nil {
+		return resp, nil
+	}
 	// The answer names the queue the request chose (Java's queueIdInt),
 	// even when the message went to a DLQ queue or, prepared, to the half
 	// topic's queue 0.

@@ -116,6 +116,7 @@ func (b *Broker) SyncAll(ctx context.Context) {
 		{"topicConfig", b.syncTopicConfig},
 		{"consumerOffset", b.syncConsumerOffset},
 		{"delayOffset", b.syncDelayOffset},
+		{"timerCheckPoint", b.syncTimerCheckPoint},
 		{"subscriptionGroupConfig", b.syncSubscriptionGroupConfig},
 	} {
 		if err := step.f(ctx, master); err != nil {

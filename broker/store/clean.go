@@ -22,6 +22,7 @@ const (
 	maxManualDeleteFileTimes = 20
 	deleteFilesBatchMax      = 10 // MappedFileQueue.DELETE_FILES_BATCH_MAX
 	transOpHalfTopic         = "RMQ_SYS_TRANS_OP_HALF_TOPIC"
+	timerTopic               = "rmq_sys_wheel_timer" // broker/timer's queue: never in the topic table
 )
 
 // cleanService runs CleanCommitLogService then CleanConsumeQueueService
@@ -233,7 +234,7 @@ func (s *DefaultMessageStore) CleanUnusedTopic(keep map[string]struct{}) int {
 	var drop []string
 	s.cqMu.RLock()
 	for topic := range s.cqTable {
-		if _, ok := keep[topic]; !ok && topic != message.ScheduleTopic && topic != transOpHalfTopic {
+		if _, ok := keep[topic]; !ok && topic != message.ScheduleTopic && topic != transOpHalfTopic && topic != timerTopic {
 			drop = append(drop, topic)
 		}
 	}

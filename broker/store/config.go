@@ -216,6 +216,17 @@ type MessageStoreConfig struct {
 	// AsyncLearner: Java default false. The replica never joins the
 	// SyncStateSet.
 	AsyncLearner bool `prop:"asyncLearner"`
+
+	// Timer messages (5.x MessageStoreConfig keys; 4.9.8 has none: see
+	// docs/timer.md).
+	// TimerWheelEnable: 5.x default true.
+	TimerWheelEnable bool `prop:"timerWheelEnable"`
+	// TimerMaxDelaySec: 5.x default 3600 * 24 * 3.
+	TimerMaxDelaySec int64 `prop:"timerMaxDelaySec"`
+	// TimerPrecisionMs: 5.x default 1000.
+	TimerPrecisionMs int `prop:"timerPrecisionMs"`
+	// TimerFlushIntervalMs: 5.x default 1000 (timercheck persist interval).
+	TimerFlushIntervalMs int `prop:"timerFlushIntervalMs"`
 }
 
 // NewMessageStoreConfig returns the 4.9.8 defaults.
@@ -269,6 +280,10 @@ func NewMessageStoreConfig() *MessageStoreConfig {
 		SlaveTimeout:                             3000,
 		MessageDelayLevel:                        "1s 5s 10s 30s 1m 2m 3m 4m 5m 6m 7m 8m 9m 10m 20m 30m 1h 2h",
 		FlushDelayOffsetInterval:                 1000 * 10,
+		TimerWheelEnable:                         true,
+		TimerMaxDelaySec:                         3600 * 24 * 3,
+		TimerPrecisionMs:                         1000,
+		TimerFlushIntervalMs:                     1000,
 		CleanFileForciblyEnable:                  true,
 		DiskFallRecorded:                         true,
 		OSPageCacheBusyTimeOutMills:              1000,
