@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker/timer"
+	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -32,24 +33,36 @@ var timerServices sync.Map
 func registerTimerDelivery(b *Broker) {
 	b.registerProcessor(code.GetTimerCheckPoint, remoting.ProcessorFunc(b.getTimerCheckPoint), b.Pools.Admin, true)
 	st, ok := b.store.(timer.Store)
-	if b.IsSlave() || !b.storeCfg.TimerWheelEnable || !ok {
+	if !b.storeCfg.TimerWheelEnable || !ok || b.IsSlave() && !b.Config().EnableControllerMode {
 		return
 	}
-	s := timer.NewService(st, timer.Options{
+	opts := timer.Options{
 		CheckpointPath: b.timerCheckpointPath(),
 		FlushInterval:  time.Duration(b.storeCfg.TimerFlushIntervalMs) * time.Millisecond,
 		Logger:         b.lg.Named("timer"),
-	})
+	}
 	b.OnArriving(func(topic string, _ int32, _, _, _ int64, _ []byte, _ map[string]string) {
-		if topic == timer.Topic {
+		if topic != timer.Topic {
+			return
+		}
+		if s := b.TimerService(); s != nil {
 			s.Wakeup()
 		}
 	})
-	timerServices.Store(b, s)
-	b.addService(s.Service())
+	// A master-only service: in controller mode each master term builds its
+	// own, recovering from the timercheck file (its own periodic persist, or
+	// the copy synced from the master while it was a slave), so a broker
+	// promoted at run time delivers too; delivery is at least once.
+	b.addMasterService(func() *service.Service {
+		s := timer.NewService(st, opts)
+		timerServices.Store(b, s)
+		return s.Service()
+	})
 	b.onShutdown(func(context.Context) {
-		if err := s.Persist(); err != nil {
-			b.lg.Error("persist timer checkpoint", zap.Error(err))
+		if s := b.TimerService(); s != nil {
+			if err := s.Persist(); err != nil {
+				b.lg.Error("persist timer checkpoint", zap.Error(err))
+			}
 		}
 		timerServices.Delete(b)
 	})
@@ -58,6 +71,9 @@ func registerTimerDelivery(b *Broker) {
 // TimerService is the timer message service; nil on a slave, when
 // timerWheelEnable is false, or after Shutdown.
 func (b *Broker) TimerService() *timer.Service {
+	if b.IsSlave() {
+		return nil // a controller-mode broker keeps its last term's service
+	}
 	if s, ok := timerServices.Load(b); ok {
 		return s.(*timer.Service)
 	}

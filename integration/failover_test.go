@@ -1062,11 +1062,22 @@ func TestFailoverNewMasterDeliversDelayedMessages(t *testing.T) {
 	if r, err := p.SendSync(context.Background(), msg); err != nil || r.Status != primitive.SendOK {
 		t.Fatalf("send delayed: %v %v", r, err)
 	}
+	// A timer message (5.x TIMER_DELAY_SEC) due after the failover: the
+	// broker promoted at run time starts its own timer service.
+	tm := primitive.NewMessage(e.topic, []byte("timer-across-failover"))
+	tm.WithProperty("TIMER_DELAY_SEC", "4")
+	if r, err := p.SendSync(context.Background(), tm); err != nil || r.Status != primitive.SendOK {
+		t.Fatalf("send timer: %v %v", r, err)
+	}
 	e.kill(m)
 	nm := e.master(30 * time.Second)
 	testutil.Eventually(t, 30*time.Second, func() error {
-		if !foBodies(nm.b.Store(), e.topic)["delayed-across-failover"] {
+		got := foBodies(nm.b.Store(), e.topic)
+		if !got["delayed-across-failover"] {
 			return fmt.Errorf("delayed message not delivered on the new master %s", nm.name)
+		}
+		if !got["timer-across-failover"] {
+			return fmt.Errorf("timer message not delivered on the new master %s", nm.name)
 		}
 		return nil
 	})
