@@ -157,3 +157,38 @@ func TestBrokerMetricsInvalidUTF8GroupScrapes(t *testing.T) {
 		t.Error("the scrape lost the other metrics")
 	}
 }
+
+// A group pulled ahead of its commit, then its subscription group was
+// deleted (offsets kept) and created again: the broker forgot the old pull
+// offsets with the group, so nothing shows in flight until it pulls again.
+// Before, the pull offset table kept every group (and topic) ever pulled.
+func TestBrokerMetricsDeletedGroupForgetsPullOffsets(t *testing.T) {
+	e := newConsumeEnv(t, withProm)
+	const topic, group = "DelGrpT", "delcg"
+	for i := range 6 {
+		e.send(topic, 0, nil, fmt.Sprint("m", i))
+	}
+	e.waitDispatched(topic, 0, 6)
+	e.b.Subscriptions().UpdateSubscriptionGroupConfig(body.NewSubscriptionGroupConfig(group))
+	registerConsumer(e.b, group, "CLUSTERING", 1, body.SubscriptionData{Topic: topic, SubString: "*",
+		SubVersion: 100, ExpressionType: "TAG"})
+	e.b.Offsets().CommitOffset("127.0.0.1:1", group, topic, 0, 1)
+	h := &header.PullMessageRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: 0, QueueOffset: 1,
+		MaxMsgNums: 3, CommitOffset: -1, SuspendTimeoutMillis: 15000}
+	e.expect(e.call(codec.NewRequest(code.PullMessage, h.ToExtFields(), nil)), code.Success, "FOUND")
+	l := map[string]string{"consumer_group": group, "topic": topic}
+	fams := scrapeWhen(t, e.b, map[string]string{"request_code": "pull_message"})
+	if got := gaugeOf(t, fams, bmetrics.ConsumerInflight, l); got != 3 {
+		t.Fatalf("%s before the deletion = %v, want 3", bmetrics.ConsumerInflight, got)
+	}
+
+	dh := header.DeleteSubscriptionGroupRequestHeader{GroupName: group}
+	e.expect(e.call(codec.NewRequest(code.DeleteSubscriptiongroup, dh.ToExtFields(), nil)), code.Success, "")
+	e.b.Subscriptions().UpdateSubscriptionGroupConfig(body.NewSubscriptionGroupConfig(group))
+	fams = scrapeWhen(t, e.b)
+	for name, want := range map[string]float64{bmetrics.ConsumerInflight: 0, bmetrics.ConsumerReadyMessages: 5} {
+		if got := gaugeOf(t, fams, name, l); got != want {
+			t.Errorf("%s after the group was deleted and created again = %v, want %v", name, got, want)
+		}
+	}
+}
