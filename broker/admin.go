@@ -158,7 +158,7 @@ func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCom
 	if p.b.Config().AutoDeleteUnusedStats {
 		p.b.stats.OnTopicDeleted(h.Topic)
 	}
-	p.b.metrics.PullOffsets().DeleteTopic(h.Topic) // no-op unless metrics are on
+	p.b.metrics.OnTopicDeleted(h.Topic) // no-op unless metrics are on
 	return success(), nil
 }
 

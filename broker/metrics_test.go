@@ -192,3 +192,31 @@ func TestBrokerMetricsDeletedGroupForgetsPullOffsets(t *testing.T) {
 		}
 	}
 }
+
+// After DELETE_TOPIC_IN_BROKER the scrape no longer carries the topic's
+// incoming-message series: the broker does not keep a series (and its
+// memory) for every topic that ever existed.
+func TestBrokerMetricsDeletedTopicSeriesDropped(t *testing.T) {
+	e := newConsumeEnv(t, withProm)
+	const gone, kept = "DelTopicT", "KeptTopicT"
+	e.send(gone, 0, nil, "m")
+	e.send(kept, 0, nil, "m")
+	in := func(tp string) map[string]string { return map[string]string{"topic": tp} }
+	fams := scrapeWhen(t, e.b)
+	for _, tp := range []string{gone, kept} {
+		if m := metrics.Find(fams, bmetrics.MessagesIn, in(tp)); m.GetCounter().GetValue() != 1 {
+			t.Fatalf("%s%v = %v, want 1", bmetrics.MessagesIn, in(tp), m)
+		}
+	}
+	dh := header.DeleteTopicRequestHeader{Topic: gone}
+	e.expect(e.call(codec.NewRequest(code.DeleteTopicInBroker, dh.ToExtFields(), nil)), code.Success, "")
+	fams = scrapeWhen(t, e.b)
+	for _, name := range []string{bmetrics.MessagesIn, bmetrics.ThroughputIn, bmetrics.MessageSize} {
+		if m := metrics.Find(fams, name, in(gone)); m != nil {
+			t.Errorf("%s%v still exported after the topic was deleted: %v", name, in(gone), m)
+		}
+	}
+	if m := metrics.Find(fams, bmetrics.MessagesIn, in(kept)); m.GetCounter().GetValue() != 1 {
+		t.Errorf("%s%v = %v, want 1 (another topic's series kept)", bmetrics.MessagesIn, in(kept), m)
+	}
+}
