@@ -57,18 +57,15 @@ func gaugeOf(t *testing.T, fams map[string]*dto.MetricFamily, name string, label
 	return m.GetGauge().GetValue()
 }
 
-// A group committed offset 1 of 6 messages and pulled up to offset 4: the
-// lag gauges show 5 behind, 3 in flight (pulled, not committed) and 2
-// ready (not pulled yet), as 5.x's ConsumerLagCalculator computes them.
-func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
-	e := newConsumeEnv(t, withProm)
-	const topic, group = "LagT", "lagcg"
+// pullAhead stores 6 messages in topic's queue 0 and has group (online,
+// subscribed) commit offset 1 and pull 3 messages from there: next pull
+// offset 4.
+func pullAhead(t *testing.T, e *consumeEnv, topic, group string) {
+	t.Helper()
 	for i := range 6 {
 		e.send(topic, 0, nil, fmt.Sprint("m", i))
 	}
 	e.waitDispatched(topic, 0, 6)
-	// A Java client's send (SEND_MESSAGE_V2) to another topic.
-	e.expect(e.call(sendRequest(code.SendMessageV2, sendHeader("V2T", 0, nil), []byte("v2"))), code.Success, "")
 	e.b.Subscriptions().UpdateSubscriptionGroupConfig(body.NewSubscriptionGroupConfig(group))
 	registerConsumer(e.b, group, "CLUSTERING", 1, body.SubscriptionData{Topic: topic, SubString: "*",
 		SubVersion: 100, ExpressionType: "TAG"})
@@ -80,6 +77,17 @@ func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
 	if rh := pullHeader(t, resp); rh.NextBeginOffset != 4 {
 		t.Fatalf("next begin offset %d, want 4", rh.NextBeginOffset)
 	}
+}
+
+// A group committed offset 1 of 6 messages and pulled up to offset 4: the
+// lag gauges show 5 behind, 3 in flight (pulled, not committed) and 2
+// ready (not pulled yet), as 5.x's ConsumerLagCalculator computes them.
+func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
+	e := newConsumeEnv(t, withProm)
+	const topic, group = "LagT", "lagcg"
+	// A Java client's send (SEND_MESSAGE_V2) to another topic.
+	e.expect(e.call(sendRequest(code.SendMessageV2, sendHeader("V2T", 0, nil), []byte("v2"))), code.Success, "")
+	pullAhead(t, e, topic, group)
 
 	fams := scrapeWhen(t, e.b, map[string]string{"request_code": "pull_message"},
 		map[string]string{"request_code": "send_message_v2"})
@@ -165,17 +173,7 @@ func TestBrokerMetricsInvalidUTF8GroupScrapes(t *testing.T) {
 func TestBrokerMetricsDeletedGroupForgetsPullOffsets(t *testing.T) {
 	e := newConsumeEnv(t, withProm)
 	const topic, group = "DelGrpT", "delcg"
-	for i := range 6 {
-		e.send(topic, 0, nil, fmt.Sprint("m", i))
-	}
-	e.waitDispatched(topic, 0, 6)
-	e.b.Subscriptions().UpdateSubscriptionGroupConfig(body.NewSubscriptionGroupConfig(group))
-	registerConsumer(e.b, group, "CLUSTERING", 1, body.SubscriptionData{Topic: topic, SubString: "*",
-		SubVersion: 100, ExpressionType: "TAG"})
-	e.b.Offsets().CommitOffset("127.0.0.1:1", group, topic, 0, 1)
-	h := &header.PullMessageRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: 0, QueueOffset: 1,
-		MaxMsgNums: 3, CommitOffset: -1, SuspendTimeoutMillis: 15000}
-	e.expect(e.call(codec.NewRequest(code.PullMessage, h.ToExtFields(), nil)), code.Success, "FOUND")
+	pullAhead(t, e, topic, group)
 	l := map[string]string{"consumer_group": group, "topic": topic}
 	fams := scrapeWhen(t, e.b, map[string]string{"request_code": "pull_message"})
 	if got := gaugeOf(t, fams, bmetrics.ConsumerInflight, l); got != 3 {

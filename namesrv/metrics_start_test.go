@@ -1,15 +1,10 @@
 package namesrv
 
 import (
-	"context"
 	"net"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"go.uber.org/zap/zaptest"
 
 	"github.com/rocketmq-go/rmq/internal/metrics"
 )
@@ -22,26 +17,14 @@ func TestNamesrvMetricsPortInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer busy.Close()
-	dir := t.TempDir()
-	cfg := NewNamesrvConfig()
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConsoleListenAddr = "127.0.0.1:0"
-	cfg.Metrics.MetricsExporterType = metrics.ExporterProm
-	cfg.Metrics.MetricsPromExporterHost = "127.0.0.1"
-	cfg.Metrics.MetricsPromExporterPort = busy.Addr().(*net.TCPAddr).Port
-	srvCfg := NewNettyServerConfig()
-	srvCfg.ListenAddr = "127.0.0.1:0"
-	ns, err := New(cfg, srvCfg, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = ns.Shutdown(ctx)
+	port := busy.Addr().(*net.TCPAddr).Port
+	ns := newConsoleNamesrv(t, "127.0.0.1:0", "127.0.0.1:0", "", func(c *NamesrvConfig) {
+		c.Metrics.MetricsExporterType = metrics.ExporterProm
+		c.Metrics.MetricsPromExporterHost = "127.0.0.1"
+		c.Metrics.MetricsPromExporterPort = port
 	})
 	if err := ns.Start(); err == nil || !strings.Contains(err.Error(), "metrics") {
-		t.Fatalf("Start with metrics port %d in use: %v", cfg.Metrics.MetricsPromExporterPort, err)
+		t.Fatalf("Start with metrics port %d in use: %v", port, err)
 	}
 	for what, addr := range map[string]net.Addr{"remoting": ns.Addr(), "console": ns.ConsoleAddr()} {
 		if addr == nil {
@@ -49,7 +32,7 @@ func TestNamesrvMetricsPortInUse(t *testing.T) {
 		}
 		if c, err := net.DialTimeout("tcp", addr.String(), time.Second); err == nil {
 			c.Close()
-			t.Errorf("%s port %s still open after the failed Start", what, strconv.Quote(addr.String()))
+			t.Errorf("%s port %s still open after the failed Start", what, addr)
 		}
 	}
 }
