@@ -488,8 +488,7 @@ func diskSpace(dir string) (total, free int64, ok bool) {
 // poolRuntimeInfo adds the request queues' sizes, capacities and head
 // waits (headSlowTimeMills4*ThreadPoolQueue) to the runtime info. A size
 // counts the pool's intake queue and the timedExecutor behind it, as
-// printWaterMark does; the head wait is 0 for a pool without a
-// timedExecutor (query), which cannot tell how long a task waited.
+// printWaterMark does; the head wait is that of the timedExecutor.
 func (b *Broker) poolRuntimeInfo(m map[string]string) {
 	cfg := b.Config()
 	i := strconv.Itoa

@@ -8,9 +8,9 @@ import (
 )
 
 // TestBrokerRuntimeInfoPoolQueues: GET_BROKER_RUNTIME_INFO's queue sizes
-// count the requests waiting in a pool's timedExecutor, and the pull head
-// wait is how long the oldest queued pull has waited (Java's
-// headSlowTimeMills4PullThreadPoolQueue), not a constant 0.
+// count the requests waiting in a pool's timedExecutor, and the pull and
+// query head waits are how long the oldest queued request has waited
+// (Java's headSlowTimeMills4{Pull,Query}ThreadPoolQueue), not a constant 0.
 func TestBrokerRuntimeInfoPoolQueues(t *testing.T) {
 	b := &Broker{stopCh: make(chan struct{})}
 	b.cfg.Store(NewBrokerConfig())
@@ -28,6 +28,12 @@ func TestBrokerRuntimeInfoPoolQueues(t *testing.T) {
 		b.timedPools[b.Pools.Pull].q.push(&timedTask{enq: old})
 	}
 	b.timedPools[b.Pools.EndTransaction].q.push(&timedTask{enq: old})
+	query := b.timedPools[b.Pools.Query]
+	if query == nil {
+		t.Fatal("query requests have no timedExecutor: their wait cannot be measured")
+	}
+	query.q.push(&timedTask{enq: old})
+	query.q.push(&timedTask{enq: time.Now()})
 
 	m := map[string]string{}
 	b.poolRuntimeInfo(m)
@@ -35,7 +41,7 @@ func TestBrokerRuntimeInfoPoolQueues(t *testing.T) {
 		"pullThreadPoolQueueSize":              "3",
 		"EndTransactionQueueSize":              "1",
 		"sendThreadPoolQueueSize":              "0",
-		"queryThreadPoolQueueSize":             "0",
+		"queryThreadPoolQueueSize":             "2",
 		"sendThreadPoolQueueHeadWaitTimeMills": "0",
 		"pullThreadPoolQueueCapacity":          strconv.Itoa(b.Config().PullThreadPoolQueueCapacity),
 	} {
@@ -43,7 +49,9 @@ func TestBrokerRuntimeInfoPoolQueues(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, m[k], want)
 		}
 	}
-	if w, err := strconv.ParseInt(m["pullThreadPoolQueueHeadWaitTimeMills"], 10, 64); err != nil || w < 1500 || w > 60_000 {
-		t.Errorf("pullThreadPoolQueueHeadWaitTimeMills = %q, want the head's wait (>= 1500)", m["pullThreadPoolQueueHeadWaitTimeMills"])
+	for _, k := range []string{"pullThreadPoolQueueHeadWaitTimeMills", "queryThreadPoolQueueHeadWaitTimeMills"} {
+		if w, err := strconv.ParseInt(m[k], 10, 64); err != nil || w < 1500 || w > 60_000 {
+			t.Errorf("%s = %q, want the head's wait (>= 1500)", k, m[k])
+		}
 	}
 }
