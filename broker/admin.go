@@ -158,6 +158,7 @@ func (p *adminProcessor) deleteTopic(_ *remoting.Context, req *codec.RemotingCom
 	if p.b.Config().AutoDeleteUnusedStats {
 		p.b.stats.OnTopicDeleted(h.Topic)
 	}
+	p.b.metrics.OnTopicDeleted(h.Topic) // no-op unless metrics are on
 	return success(), nil
 }
 
@@ -422,19 +423,9 @@ func (p *adminProcessor) runtimeInfo() map[string]string {
 	m["brokerVersionDesc"] = "V4_9_8"
 	m["brokerVersion"] = i(int(code.CurrentVersion))
 	b.statsRuntimeInfo(m) // admin_stats.go
-	m["sendThreadPoolQueueSize"] = i(b.sendQueue.Len())
-	m["sendThreadPoolQueueCapacity"] = i(cfg.SendThreadPoolQueueCapacity)
-	m["pullThreadPoolQueueSize"] = i(b.Pools.Pull.QueueLen())
-	m["pullThreadPoolQueueCapacity"] = i(cfg.PullThreadPoolQueueCapacity)
-	m["queryThreadPoolQueueSize"] = i(b.Pools.Query.QueueLen())
-	m["queryThreadPoolQueueCapacity"] = i(cfg.QueryThreadPoolQueueCapacity)
-	m["EndTransactionQueueSize"] = i(b.Pools.EndTransaction.QueueLen())
-	m["EndTransactionThreadPoolQueueCapacity"] = i(cfg.EndTransactionPoolQueueCapacity)
+	b.poolRuntimeInfo(m)
 	m["dispatchBehindBytes"] = strconv.FormatInt(b.store.DispatchBehindBytes(), 10)
 	m["pageCacheLockTimeMills"] = strconv.FormatInt(b.store.LockTimeMills(), 10)
-	m["sendThreadPoolQueueHeadWaitTimeMills"] = strconv.FormatInt(b.sendQueueHeadWait(), 10)
-	m["pullThreadPoolQueueHeadWaitTimeMills"] = "0"
-	m["queryThreadPoolQueueHeadWaitTimeMills"] = "0"
 	m["earliestMessageTimeStamp"] = strconv.FormatInt(b.earliestMessageTime(), 10)
 	m["startAcceptSendRequestTimeStamp"] = strconv.FormatInt(cfg.StartAcceptSendRequestTimeStamp, 10)
 	if t := b.DelayOffsets(); t != nil {
@@ -494,16 +485,25 @@ func diskSpace(dir string) (total, free int64, ok bool) {
 	return int64(st.Blocks) * st.Bsize, int64(st.Bavail) * st.Bsize, true
 }
 
-// sendQueueHeadWait is headSlowTimeMills4SendThreadPoolQueue: how long the
-// oldest queued send has waited, in ms.
-func (b *Broker) sendQueueHeadWait() int64 {
-	q := b.sendQueue
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.queue) == 0 {
-		return 0
-	}
-	return time.Since(q.queue[0].enq).Milliseconds()
+// poolRuntimeInfo adds the request queues' sizes, capacities and head
+// waits (headSlowTimeMills4*ThreadPoolQueue) to the runtime info. A size
+// counts the pool's intake queue and the timedExecutor behind it, as
+// printWaterMark does; the head wait is that of the timedExecutor.
+func (b *Broker) poolRuntimeInfo(m map[string]string) {
+	cfg := b.Config()
+	i := strconv.Itoa
+	ms := func(p *remoting.Pool) string { return strconv.FormatInt(b.HeadWait(p).Milliseconds(), 10) }
+	m["sendThreadPoolQueueSize"] = i(b.QueueLen(b.Pools.Send))
+	m["sendThreadPoolQueueCapacity"] = i(cfg.SendThreadPoolQueueCapacity)
+	m["pullThreadPoolQueueSize"] = i(b.QueueLen(b.Pools.Pull))
+	m["pullThreadPoolQueueCapacity"] = i(cfg.PullThreadPoolQueueCapacity)
+	m["queryThreadPoolQueueSize"] = i(b.QueueLen(b.Pools.Query))
+	m["queryThreadPoolQueueCapacity"] = i(cfg.QueryThreadPoolQueueCapacity)
+	m["EndTransactionQueueSize"] = i(b.QueueLen(b.Pools.EndTransaction))
+	m["EndTransactionThreadPoolQueueCapacity"] = i(cfg.EndTransactionPoolQueueCapacity)
+	m["sendThreadPoolQueueHeadWaitTimeMills"] = ms(b.Pools.Send)
+	m["pullThreadPoolQueueHeadWaitTimeMills"] = ms(b.Pools.Pull)
+	m["queryThreadPoolQueueHeadWaitTimeMills"] = ms(b.Pools.Query)
 }
 
 // getSystemTopicList is GET_SYSTEM_TOPIC_LIST_FROM_BROKER: TopicValidator's

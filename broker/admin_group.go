@@ -94,6 +94,7 @@ func (p *adminProcessor) deleteSubscriptionGroup(ctx *remoting.Context, req *cod
 	if p.b.Config().AutoDeleteUnusedStats {
 		p.b.stats.OnGroupDeleted(h.GroupName)
 	}
+	p.b.metrics.OnGroupDeleted(h.GroupName) // no-op unless metrics are on
 	p.lg.Info("delete subscription group", zap.String("consumerGroup", h.GroupName),
 		zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
 	return success(), nil

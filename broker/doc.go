@@ -36,7 +36,9 @@
 // [TIMEOUT_CLEAN_QUEUE] to requests that waited longer than
 // waitTimeMillsIn*Queue, and [PCBUSY_CLEAN_QUEUE] to queued sends while the
 // OS page cache is busy; a send arriving then gets [REJECTREQUEST], one
-// finding the queue full [OVERLOAD]. The default processor answers
+// finding the queue full [OVERLOAD]. Query requests also queue in a
+// timedExecutor, with no wait limit, only so that the runtime info can
+// report how long the oldest has waited. The default processor answers
 // REQUEST_CODE_NOT_SUPPORTED " request type N not supported".
 //
 // Send path (send.go, sendback.go, reply.go, properties.go): header decode

@@ -1,16 +1,12 @@
 package broker_test
 
 import (
-	"context"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/metrics"
 	"github.com/rocketmq-go/rmq/internal/testutil"
-	"github.com/rocketmq-go/rmq/remoting/code"
 )
 
 // BenchmarkBrokerSendMetrics is BenchmarkBrokerSendV2 with the Prometheus
@@ -34,37 +30,7 @@ func BenchmarkBrokerSendMetrics(b *testing.B) {
 			if (br.MetricsAddr() != nil) != on {
 				b.Fatalf("metrics listener %v, want on=%v", br.MetricsAddr(), on)
 			}
-			benchSend(b, br)
+			benchSend(b, br, "BenchSendMetrics")
 		})
 	}
-}
-
-// benchSend runs b.N SEND_MESSAGE_V2 round trips (128-byte body) from 16
-// concurrent senders.
-func benchSend(b *testing.B, br *broker.Broker) {
-	c := newClientTB(b)
-	addr := br.Addr().String()
-	h := sendHeader("BenchSendMetrics", 0, map[string]string{"TAGS": "t"})
-	body := make([]byte, 128)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(body)))
-	b.ResetTimer()
-	var wg sync.WaitGroup
-	per := b.N/16 + 1
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range per {
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				resp, err := c.InvokeSync(ctx, addr, sendRequest(code.SendMessageV2, h, body))
-				cancel()
-				if err != nil || resp.Code != code.Success {
-					b.Errorf("send: %v %+v", err, resp)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
 }

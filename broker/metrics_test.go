@@ -57,18 +57,15 @@ func gaugeOf(t *testing.T, fams map[string]*dto.MetricFamily, name string, label
 	return m.GetGauge().GetValue()
 }
 
-// A group committed offset 1 of 6 messages and pulled up to offset 4: the
-// lag gauges show 5 behind, 3 in flight (pulled, not committed) and 2
-// ready (not pulled yet), as 5.x's ConsumerLagCalculator computes them.
-func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
-	e := newConsumeEnv(t, withProm)
-	const topic, group = "LagT", "lagcg"
+// pullAhead stores 6 messages in topic's queue 0 and has group (online,
+// subscribed) commit offset 1 and pull 3 messages from there: next pull
+// offset 4.
+func pullAhead(t *testing.T, e *consumeEnv, topic, group string) {
+	t.Helper()
 	for i := range 6 {
 		e.send(topic, 0, nil, fmt.Sprint("m", i))
 	}
 	e.waitDispatched(topic, 0, 6)
-	// A Java client's send (SEND_MESSAGE_V2) to another topic.
-	e.expect(e.call(sendRequest(code.SendMessageV2, sendHeader("V2T", 0, nil), []byte("v2"))), code.Success, "")
 	e.b.Subscriptions().UpdateSubscriptionGroupConfig(body.NewSubscriptionGroupConfig(group))
 	registerConsumer(e.b, group, "CLUSTERING", 1, body.SubscriptionData{Topic: topic, SubString: "*",
 		SubVersion: 100, ExpressionType: "TAG"})
@@ -80,6 +77,17 @@ func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
 	if rh := pullHeader(t, resp); rh.NextBeginOffset != 4 {
 		t.Fatalf("next begin offset %d, want 4", rh.NextBeginOffset)
 	}
+}
+
+// A group committed offset 1 of 6 messages and pulled up to offset 4: the
+// lag gauges show 5 behind, 3 in flight (pulled, not committed) and 2
+// ready (not pulled yet), as 5.x's ConsumerLagCalculator computes them.
+func TestBrokerMetricsConsumerLagInflightReady(t *testing.T) {
+	e := newConsumeEnv(t, withProm)
+	const topic, group = "LagT", "lagcg"
+	// A Java client's send (SEND_MESSAGE_V2) to another topic.
+	e.expect(e.call(sendRequest(code.SendMessageV2, sendHeader("V2T", 0, nil), []byte("v2"))), code.Success, "")
+	pullAhead(t, e, topic, group)
 
 	fams := scrapeWhen(t, e.b, map[string]string{"request_code": "pull_message"},
 		map[string]string{"request_code": "send_message_v2"})
@@ -155,5 +163,58 @@ func TestBrokerMetricsInvalidUTF8GroupScrapes(t *testing.T) {
 	}
 	if fams["go_goroutines"] == nil {
 		t.Error("the scrape lost the other metrics")
+	}
+}
+
+// A group pulled ahead of its commit, then its subscription group was
+// deleted (offsets kept) and created again: the broker forgot the old pull
+// offsets with the group, so nothing shows in flight until it pulls again.
+// Before, the pull offset table kept every group (and topic) ever pulled.
+func TestBrokerMetricsDeletedGroupForgetsPullOffsets(t *testing.T) {
+	e := newConsumeEnv(t, withProm)
+	const topic, group = "DelGrpT", "delcg"
+	pullAhead(t, e, topic, group)
+	l := map[string]string{"consumer_group": group, "topic": topic}
+	fams := scrapeWhen(t, e.b, map[string]string{"request_code": "pull_message"})
+	if got := gaugeOf(t, fams, bmetrics.ConsumerInflight, l); got != 3 {
+		t.Fatalf("%s before the deletion = %v, want 3", bmetrics.ConsumerInflight, got)
+	}
+
+	dh := header.DeleteSubscriptionGroupRequestHeader{GroupName: group}
+	e.expect(e.call(codec.NewRequest(code.DeleteSubscriptiongroup, dh.ToExtFields(), nil)), code.Success, "")
+	e.b.Subscriptions().UpdateSubscriptionGroupConfig(body.NewSubscriptionGroupConfig(group))
+	fams = scrapeWhen(t, e.b)
+	for name, want := range map[string]float64{bmetrics.ConsumerInflight: 0, bmetrics.ConsumerReadyMessages: 5} {
+		if got := gaugeOf(t, fams, name, l); got != want {
+			t.Errorf("%s after the group was deleted and created again = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// After DELETE_TOPIC_IN_BROKER the scrape no longer carries the topic's
+// incoming-message series: the broker does not keep a series (and its
+// memory) for every topic that ever existed.
+func TestBrokerMetricsDeletedTopicSeriesDropped(t *testing.T) {
+	e := newConsumeEnv(t, withProm)
+	const gone, kept = "DelTopicT", "KeptTopicT"
+	e.send(gone, 0, nil, "m")
+	e.send(kept, 0, nil, "m")
+	in := func(tp string) map[string]string { return map[string]string{"topic": tp} }
+	fams := scrapeWhen(t, e.b)
+	for _, tp := range []string{gone, kept} {
+		if m := metrics.Find(fams, bmetrics.MessagesIn, in(tp)); m.GetCounter().GetValue() != 1 {
+			t.Fatalf("%s%v = %v, want 1", bmetrics.MessagesIn, in(tp), m)
+		}
+	}
+	dh := header.DeleteTopicRequestHeader{Topic: gone}
+	e.expect(e.call(codec.NewRequest(code.DeleteTopicInBroker, dh.ToExtFields(), nil)), code.Success, "")
+	fams = scrapeWhen(t, e.b)
+	for _, name := range []string{bmetrics.MessagesIn, bmetrics.ThroughputIn, bmetrics.MessageSize} {
+		if m := metrics.Find(fams, name, in(gone)); m != nil {
+			t.Errorf("%s%v still exported after the topic was deleted: %v", name, in(gone), m)
+		}
+	}
+	if m := metrics.Find(fams, bmetrics.MessagesIn, in(kept)); m.GetCounter().GetValue() != 1 {
+		t.Errorf("%s%v = %v, want 1 (another topic's series kept)", bmetrics.MessagesIn, in(kept), m)
 	}
 }

@@ -8,6 +8,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -303,13 +304,17 @@ func (b *Broker) initTimedPools() {
 			ms(func(c *BrokerConfig) int64 { return c.WaitTimeMillsInHeartbeatQueue })), c.HeartbeatThreadPoolNums, nil},
 		b.Pools.EndTransaction: {newTimedExecutor("EndTransactionThread", c.EndTransactionPoolQueueCapacity,
 			ms(func(c *BrokerConfig) int64 { return c.WaitTimeMillsInTransactionQueue })), c.EndTransactionThreadPoolNums, nil},
+		// BrokerFastFailure leaves the query queue alone (no wait limit);
+		// it is timed only for queryThreadPoolQueueHeadWaitTimeMills.
+		b.Pools.Query: {newTimedExecutor("QueryMessageThread", c.QueryThreadPoolQueueCapacity,
+			func() time.Duration { return math.MaxInt64 }), c.QueryMessageThreadPoolNums, nil},
 	}
 	b.sendQueue = b.timedPools[b.Pools.Send].q
 }
 
 // QueueLen is the number of requests waiting for a worker of pool: its
 // timedExecutor's queue when it has one (send, pull, heartbeat, end
-// transaction), else the pool's own queue (GET_BROKER_RUNTIME_INFO).
+// transaction, query), else the pool's own queue (GET_BROKER_RUNTIME_INFO).
 func (b *Broker) QueueLen(pool *remoting.Pool) int {
 	if tp := b.timedPools[pool]; tp != nil {
 		return tp.q.Len() + pool.QueueLen()

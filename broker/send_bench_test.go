@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting/code"
 )
@@ -13,10 +14,15 @@ import (
 // BenchmarkBrokerSendV2 measures SEND_MESSAGE_V2 round trips (128-byte
 // body, ASYNC_FLUSH) over loopback with 16 concurrent senders.
 func BenchmarkBrokerSendV2(b *testing.B) {
-	br := testutil.StartBroker(b, "")
+	benchSend(b, testutil.StartBroker(b, ""), "BenchSend")
+}
+
+// benchSend runs b.N SEND_MESSAGE_V2 round trips (128-byte body) to topic
+// from 16 concurrent senders.
+func benchSend(b *testing.B, br *broker.Broker, topic string) {
 	c := newClientTB(b)
 	addr := br.Addr().String()
-	h := sendHeader("BenchSend", 0, map[string]string{"TAGS": "t"})
+	h := sendHeader(topic, 0, map[string]string{"TAGS": "t"})
 	body := make([]byte, 128)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))

@@ -1,16 +1,16 @@
 package controller
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/raft"
 	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/remoting"
 )
 
 // raftPreface is the first four bytes our Raft stream layer writes on every
@@ -111,7 +111,7 @@ func (m *mux) untrack(c net.Conn) {
 
 // route waits for c's first byte and hands c to its side.
 func (m *mux) route(c net.Conn) {
-	first, err := peekByte(c, time.Now().Add(sniffTimeout))
+	first, err := remoting.PeekFirstByte(c, time.Now().Add(sniffTimeout))
 	if err == nil && first == raftPreface[0] {
 		err = readPreface(c)
 	}
@@ -143,43 +143,6 @@ func readPreface(c net.Conn) error {
 		return fmt.Errorf("controller: bad raft preface %x", p)
 	}
 	return c.SetReadDeadline(time.Time{})
-}
-
-// peekByte waits until c has a byte to read, or deadline, and returns it
-// without consuming it (recv with MSG_PEEK).
-func peekByte(c net.Conn, deadline time.Time) (byte, error) {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return 0, errors.New("controller: connection has no descriptor to peek")
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	if err := c.SetReadDeadline(deadline); err != nil {
-		return 0, err
-	}
-	var (
-		b    [1]byte
-		n    int
-		perr error
-	)
-	err = rc.Read(func(fd uintptr) bool {
-		n, _, perr = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK)
-		return !errors.Is(perr, syscall.EAGAIN) && !errors.Is(perr, syscall.EINTR)
-	})
-	if derr := c.SetReadDeadline(time.Time{}); err == nil {
-		err = derr
-	}
-	switch {
-	case err != nil:
-		return 0, err
-	case perr != nil:
-		return 0, perr
-	case n == 0:
-		return 0, io.EOF
-	}
-	return b[0], nil
 }
 
 // close stops accepting, closes connections still being sniffed and waits

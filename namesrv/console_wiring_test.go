@@ -17,13 +17,16 @@ import (
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
-func newConsoleNamesrv(t *testing.T, listen, consoleAddr, tlsMode string) *Namesrv {
+func newConsoleNamesrv(t *testing.T, listen, consoleAddr, tlsMode string, opts ...func(*NamesrvConfig)) *Namesrv {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := NewNamesrvConfig()
 	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
 	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
 	cfg.ConsoleListenAddr = consoleAddr
+	for _, o := range opts {
+		o(cfg)
+	}
 	srvCfg := NewNettyServerConfig()
 	srvCfg.ListenAddr = listen
 	if tlsMode != "" {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"syscall"
 	"time"
 
 	"go.uber.org/zap"
@@ -60,7 +59,7 @@ func (s *Server) sniffDeadline() time.Time {
 // it, then hands a plain connection to the event loops or serves a TLS one
 // on the standard library. The accept loop never waits for a client.
 func (s *Server) sniffAndServe(c net.Conn) {
-	first, err := peekFirstByte(c, s.sniffDeadline())
+	first, err := PeekFirstByte(c, s.sniffDeadline())
 	if err != nil {
 		if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 			s.lg.Debug("no first byte from client, close the connection", zap.String("remoteAddr", addrString(c.RemoteAddr())), zap.Error(err))
@@ -103,42 +102,4 @@ func (s *Server) serveTLS(c net.Conn) {
 		return
 	}
 	s.serveStd(tc, c)
-}
-
-// peekFirstByte waits until c has a byte to read, or deadline (zero: none),
-// and returns it without consuming it (recv with MSG_PEEK), so that a plain
-// connection reaches gnet with its first frame intact.
-func peekFirstByte(c net.Conn, deadline time.Time) (byte, error) {
-	sc, ok := c.(syscall.Conn)
-	if !ok {
-		return 0, errors.New("remoting: connection has no descriptor to peek")
-	}
-	rc, err := sc.SyscallConn()
-	if err != nil {
-		return 0, err
-	}
-	if err := c.SetReadDeadline(deadline); err != nil {
-		return 0, err
-	}
-	var (
-		b    [1]byte
-		n    int
-		perr error
-	)
-	err = rc.Read(func(fd uintptr) bool {
-		n, _, perr = syscall.Recvfrom(int(fd), b[:], syscall.MSG_PEEK)
-		return !errors.Is(perr, syscall.EAGAIN) && !errors.Is(perr, syscall.EINTR)
-	})
-	if derr := c.SetReadDeadline(time.Time{}); err == nil {
-		err = derr
-	}
-	switch {
-	case err != nil:
-		return 0, err
-	case perr != nil:
-		return 0, perr
-	case n == 0:
-		return 0, io.EOF
-	}
-	return b[0], nil
 }

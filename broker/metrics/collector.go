@@ -71,6 +71,25 @@ func (c *Collector) PullOffsets() *PullOffsets {
 	return c.pulls
 }
 
+// OnTopicDeleted forgets a deleted topic: its incoming-message series and
+// every group's pull offsets of it. A nil collector does nothing.
+func (c *Collector) OnTopicDeleted(t string) {
+	if c == nil {
+		return
+	}
+	c.puts.drop(t)
+	c.pulls.DeleteTopic(t)
+}
+
+// OnGroupDeleted forgets a deleted subscription group's pull offsets. A nil
+// collector does nothing.
+func (c *Collector) OnGroupDeleted(group string) {
+	if c == nil {
+		return
+	}
+	c.pulls.DeleteGroup(group)
+}
+
 // Describe sends every metric's description.
 func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range c.descs.all() {

@@ -51,3 +51,39 @@ func (p *PullOffsets) Query(group, topic string, queueID int32) int64 {
 	}
 	return c.Load()
 }
+
+// DeleteGroup forgets every queue of group (its subscription group was
+// deleted; 5.x ConsumerOffsetManager.removeOffset clears the group's pull
+// offsets too). Without it the table would keep every group name a client
+// ever pulled with.
+func (p *PullOffsets) DeleteGroup(group string) {
+	p.deleteIf(func(k pullKey) bool { return k.group == group })
+}
+
+// DeleteTopic forgets every group's queues of a deleted topic.
+func (p *PullOffsets) DeleteTopic(topic string) {
+	p.deleteIf(func(k pullKey) bool { return k.topic == topic })
+}
+
+func (p *PullOffsets) deleteIf(match func(pullKey) bool) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k := range p.m {
+		if match(k) {
+			delete(p.m, k)
+		}
+	}
+}
+
+// Len is the number of (group, topic, queue) entries.
+func (p *PullOffsets) Len() int {
+	if p == nil {
+		return 0
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return len(p.m)
+}

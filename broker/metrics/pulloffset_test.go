@@ -18,6 +18,30 @@ func TestMetricsPullOffsetsRecordAllocationFree(t *testing.T) {
 	none.Record("g", "t", 0, 1) // metrics off: a no-op
 }
 
+// TestMetricsPullOffsetsDeleteGroupAndTopic: entries of a deleted group or
+// topic are dropped, others kept.
+func TestMetricsPullOffsetsDeleteGroupAndTopic(t *testing.T) {
+	p := NewPullOffsets()
+	for _, g := range []string{"g1", "g2"} {
+		for _, tp := range []string{"t1", "t2"} {
+			for q := int32(0); q < 4; q++ {
+				p.Record(g, tp, q, 7)
+			}
+		}
+	}
+	p.DeleteGroup("g1")
+	if p.Len() != 8 || p.Query("g1", "t1", 0) != -1 || p.Query("g2", "t1", 0) != 7 {
+		t.Fatalf("after DeleteGroup(g1): len %d, g1 %d, g2 %d", p.Len(), p.Query("g1", "t1", 0), p.Query("g2", "t1", 0))
+	}
+	p.DeleteTopic("t2")
+	if p.Len() != 4 || p.Query("g2", "t2", 3) != -1 || p.Query("g2", "t1", 3) != 7 {
+		t.Fatalf("after DeleteTopic(t2): len %d", p.Len())
+	}
+	var none *PullOffsets
+	none.DeleteGroup("g") // metrics off: a no-op
+	none.DeleteTopic("t")
+}
+
 func TestMetricsOnPutAllocationFree(t *testing.T) {
 	c := &Collector{puts: newPuts(nil, func(string) bool { return false })}
 	c.OnPut("t", 1, 100)

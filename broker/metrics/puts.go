@@ -38,6 +38,7 @@ type puts struct {
 type topicPuts struct {
 	in, bytes prometheus.Counter
 	size      prometheus.Observer
+	labels    []string // as created (drop deletes these)
 }
 
 func newPuts(cl prometheus.Labels, isSystem func(string) bool) *puts {
@@ -73,7 +74,7 @@ func (p *puts) record(t string, msgs int32, bytes int64) {
 func (p *puts) child(t string) *topicPuts {
 	lv := []string{label(t), messageType(t), boolStr(p.isSystem(t))}
 	tp := &topicPuts{in: p.in.WithLabelValues(lv...), bytes: p.bytes.WithLabelValues(lv...),
-		size: p.size.WithLabelValues(lv...)}
+		size: p.size.WithLabelValues(lv...), labels: lv}
 	p.mu.Lock()
 	p.byTopic[t] = tp
 	p.mu.Unlock()
@@ -110,4 +111,19 @@ func (c *Collector) OnPut(t string, msgs int32, bytes int64) {
 		return
 	}
 	c.puts.record(t, msgs, bytes)
+}
+
+// drop removes topic t's series, if any.
+func (p *puts) drop(t string) {
+	p.mu.Lock()
+	tp := p.byTopic[t]
+	delete(p.byTopic, t)
+	p.mu.Unlock()
+	if tp == nil {
+		return
+	}
+	lv := tp.labels
+	p.in.DeleteLabelValues(lv...)
+	p.bytes.DeleteLabelValues(lv...)
+	p.size.DeleteLabelValues(lv...)
 }

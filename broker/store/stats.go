@@ -227,6 +227,22 @@ func (st *storeStats) tpsString(field func(snapshot) int64) string {
 	return strings.Join(parts, " ")
 }
 
+// totalTpsString is getTotalTps. Unlike the other rates Java always prints
+// a number here: each of the found and miss rates counts as 0 while there
+// are too few samples (so "0.0 0.0 0.0" in the first 10 s), and the two
+// rates are added as doubles rather than taking the rate of the sum.
+func (st *storeStats) totalTpsString() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	parts := make([]string, 3)
+	for i, n := range []int{10, 60, 600} {
+		found, _ := st.tps(n, func(x snapshot) int64 { return x.getFound })
+		miss, _ := st.tps(n, func(x snapshot) int64 { return x.getMiss })
+		parts[i] = javaDouble(found + miss)
+	}
+	return strings.Join(parts, " ")
+}
+
 // javaDouble formats v like Java's Double.toString for ordinary values.
 func javaDouble(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -292,7 +308,7 @@ func (s *DefaultMessageStore) RuntimeInfo() map[string]string {
 		"putTps":                   st.tpsString(func(x snapshot) int64 { return x.put }),
 		"getFoundTps":              st.tpsString(func(x snapshot) int64 { return x.getFound }),
 		"getMissTps":               st.tpsString(func(x snapshot) int64 { return x.getMiss }),
-		"getTotalTps":              st.tpsString(func(x snapshot) int64 { return x.getFound + x.getMiss }),
+		"getTotalTps":              st.totalTpsString(),
 		"getTransferedTps":         st.tpsString(func(x snapshot) int64 { return x.transfers }),
 		"putLatency99":             st.latency(0.99),
 		"putLatency999":            st.latency(0.999),

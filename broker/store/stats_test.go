@@ -82,3 +82,38 @@ func TestStoreStatsPrintTpsLines(t *testing.T) {
 	}
 	t.Fatal("no second print")
 }
+
+// TestStoreStatsTpsStringsLikeJava: GET_BROKER_RUNTIME_INFO's rate strings
+// while the sampler has too few samples, and getTotalTps as Java sums it.
+// Java's getGetTotalTps(n) prints Double.toString(found+miss) with each rate
+// 0 when short, so it is "0.0 0.0 0.0" where the others are "  ", and it
+// adds the two rates rather than taking the rate of the sum (the last digit
+// can differ).
+func TestStoreStatsTpsStringsLikeJava(t *testing.T) {
+	boot := time.Unix(1_700_000_000, 0)
+	st := newStoreStats(boot)
+	found := func(x snapshot) int64 { return x.getFound }
+	for i := 1; i <= 5; i++ { // the first 10 s: fewer than 11 samples
+		st.sample(boot.Add(time.Duration(i) * time.Second))
+	}
+	if got := st.tpsString(found); got != "  " {
+		t.Fatalf("getFoundTps after 5 s %q, want %q", got, "  ")
+	}
+	if got := st.totalTpsString(); got != "0.0 0.0 0.0" {
+		t.Fatalf("getTotalTps after 5 s %q, want %q", got, "0.0 0.0 0.0")
+	}
+
+	// 11 samples 9990 ms apart overall: 1 found and 7 misses in the window.
+	st = newStoreStats(boot)
+	st.sample(boot.Add(time.Second))
+	st.getFound.Add(1)
+	st.getMiss.Add(7)
+	for i := 1; i <= 10; i++ {
+		st.sample(boot.Add(time.Second + time.Duration(i)*999*time.Millisecond))
+	}
+	// Java: 1/9990*1000 + 7/9990*1000 = 0.8008008008008007 (the rate of the
+	// sum, 8/9990*1000, would print ...008).
+	if got := st.totalTpsString(); got != "0.8008008008008007 0.0 0.0" {
+		t.Fatalf("getTotalTps %q, want %q", got, "0.8008008008008007 0.0 0.0")
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -25,11 +26,10 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/internal/admin"
 	"github.com/rocketmq-go/rmq/internal/trace"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
-	"github.com/rocketmq-go/rmq/remoting/code"
-	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -211,66 +211,52 @@ func clusterBrokerAddrs(ctx context.Context, e *env, cluster string) ([]string, 
 	if len(e.namesrv) == 0 {
 		return nil, errNoNamesrv
 	}
-	var errs []error
-	for _, ns := range e.namesrv {
-		resp, err := e.client.InvokeSync(ctx, ns, codec.NewRequest(code.GetBrokerClusterInfo, nil, nil))
-		if err == nil && resp.Code != code.Success {
-			err = fmt.Errorf("CODE: %d  DESC: %s", resp.Code, resp.Remark)
-		}
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		info, err := body.DecodeClusterInfo(resp.Body)
-		if err != nil {
-			return nil, err
-		}
-		names, ok := info.ClusterAddrTable[cluster]
-		if !ok {
-			fmt.Fprint(e.stdout, "[error] Make sure the specified clusterName exists or the name server connected to is correct.")
-			return nil, nil
-		}
-		var addrs []string
-		for _, n := range names {
-			if bd := info.BrokerAddrTable[n]; bd != nil {
-				for _, a := range bd.BrokerAddrs {
-					if !slices.Contains(addrs, a) {
-						addrs = append(addrs, a)
-					}
+	info, err := admin.New(e.client, e.namesrv).ClusterInfo(ctx)
+	if err != nil {
+		return nil, javaError(err)
+	}
+	names, ok := info.ClusterAddrTable[cluster]
+	if !ok {
+		fmt.Fprint(e.stdout, "[error] Make sure the specified clusterName exists or the name server connected to is correct.")
+		return nil, nil
+	}
+	var addrs []string
+	for _, n := range names {
+		if bd := info.BrokerAddrTable[n]; bd != nil {
+			for _, a := range bd.BrokerAddrs {
+				if !slices.Contains(addrs, a) {
+					addrs = append(addrs, a)
 				}
 			}
 		}
-		// HashSet order; within a bucket by address rather than by insertion.
-		body.SortJavaHashOrder(addrs, body.JavaHashMapCapacity(len(addrs), 16))
-		return addrs, nil
 	}
-	return nil, errors.Join(errs...)
+	// HashSet order; within a bucket by address rather than by insertion.
+	body.SortJavaHashOrder(addrs, body.JavaHashMapCapacity(len(addrs), 16))
+	return addrs, nil
 }
 
 // printBrokerRuntimeStats prints one broker's GET_BROKER_RUNTIME_INFO.
 func printBrokerRuntimeStats(ctx context.Context, e *env, addr string, withAddr bool) error {
-	resp, err := e.client.InvokeSync(ctx, addr, codec.NewRequest(code.GetBrokerRuntimeInfo, nil, nil))
+	table, err := admin.New(e.client, nil).BrokerRuntimeInfo(ctx, addr)
 	if err != nil {
-		return err
+		return javaError(err)
 	}
-	if resp.Code != code.Success {
-		return fmt.Errorf("CODE: %d  DESC: %s", resp.Code, resp.Remark)
-	}
-	kv, err := body.DecodeKVTable(resp.Body)
-	if err != nil {
-		return err
-	}
-	keys := make([]string, 0, len(kv.Table))
-	for k := range kv.Table {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(table)) {
 		if withAddr {
-			fmt.Fprintf(e.stdout, "%-24s %-32s: %s\n", addr, k, kv.Table[k])
+			fmt.Fprintf(e.stdout, "%-24s %-32s: %s\n", addr, k, table[k])
 		} else {
-			fmt.Fprintf(e.stdout, "%-32s: %s\n", k, kv.Table[k])
+			fmt.Fprintf(e.stdout, "%-32s: %s\n", k, table[k])
 		}
 	}
 	return nil
+}
+
+// javaError shows an answer's error code as Java's MQBrokerException /
+// MQClientException message does ("CODE: 1  DESC: ...").
+func javaError(err error) error {
+	var we *remoting.Error
+	if errors.As(err, &we) {
+		return fmt.Errorf("CODE: %d  DESC: %s", we.Code, we.Remark)
+	}
+	return err
 }

@@ -182,3 +182,15 @@ func TestMqadminBrokerStatusCluster(t *testing.T) {
 		t.Fatalf("unknown cluster: %d %q", rc, out)
 	}
 }
+
+// An error answer is shown as Java's exception message: brokerStatus -b
+// pointed at a name server, which does not serve GET_BROKER_RUNTIME_INFO.
+func TestMQAdminBrokerStatusErrorCode(t *testing.T) {
+	ns := testutil.StartNamesrv(t)
+	var out, errOut bytes.Buffer
+	rc := run([]string{"brokerStatus", "-b", ns.Addr().String()}, &out, &errOut)
+	want := fmt.Sprintf("Caused by: CODE: %d  DESC: ", code.RequestCodeNotSupported)
+	if rc != 1 || !strings.Contains(errOut.String(), want) {
+		t.Fatalf("rc %d stdout %q stderr %q, want %q", rc, out.String(), errOut.String(), want)
+	}
+}

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -68,13 +67,8 @@ func (a *Admin) QueryMessageByKey(ctx context.Context, topic, key string, maxNum
 // decodeOffsetMsgID decodes an offsetMsgId into the broker address and
 // commit-log offset, refusing ids whose port field is not a port.
 func decodeOffsetMsgID(id string) (string, int64, bool) {
-	host, off, err := message.DecodeOffsetMsgID(id)
-	if err != nil {
-		return "", 0, false
-	}
-	raw, _ := hex.DecodeString(id)
-	ipLen := len(raw) - 12
-	if raw[ipLen] != 0 || raw[ipLen+1] != 0 || off < 0 {
+	host, off, err := message.DecodeOffsetMsgID(id) // refuses a port > 65535
+	if err != nil || off < 0 {
 		return "", 0, false
 	}
 	return host.String(), off, true

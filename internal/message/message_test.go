@@ -153,6 +153,26 @@ func TestMessageOffsetMsgID(t *testing.T) {
 	}
 }
 
+// TestMessageOffsetMsgIDPortOutOfRange: the port is an i32 on the wire;
+// Java's InetSocketAddress refuses one outside 0..65535, so such an id is
+// malformed rather than naming another port (0x128EF is not 0x28EF).
+func TestMessageOffsetMsgIDPortOutOfRange(t *testing.T) {
+	for _, bad := range []string{
+		"7F000001000128EF0000000000000B70",                                   // port 0x128EF
+		"7F000001000100000000000000000B70",                                   // port 65536
+		"7F000001FFFFFFFF0000000000000B70",                                   // port -1
+		"20010DB8000000000000000000000005" + "00010000" + "0000000000000B70", // IPv6, port 65536
+	} {
+		if h, _, err := DecodeOffsetMsgID(bad); !errors.Is(err, ErrBadMsgID) {
+			t.Fatalf("%q: decoded as %v, err %v; want ErrBadMsgID", bad, h, err)
+		}
+	}
+	h, off, err := DecodeOffsetMsgID("7F0000010000FFFF0000000000000B70")
+	if err != nil || h != netip.MustParseAddrPort("127.0.0.1:65535") || off != 2928 {
+		t.Fatalf("port 65535: %v %d %v", h, off, err)
+	}
+}
+
 func TestMessageParseUniqKey(t *testing.T) {
 	k, err := ParseUniqKey("FD0000000000000000000000000000027DE430946E0993B953360000")
 	if err != nil || k.IP.String() != "fd00::2" || k.PID != 0x7DE4 || k.ClassLoaderHash != 0x30946E09 ||

@@ -31,7 +31,8 @@ func OffsetMsgID(storeHost netip.AddrPort, offset int64) string {
 }
 
 // DecodeOffsetMsgID splits an offsetMsgId into store host and physical offset
-// (MessageDecoder.decodeMessageId). Either case of hex is accepted.
+// (MessageDecoder.decodeMessageId). Either case of hex is accepted; a port
+// outside 0..65535 is ErrBadMsgID, as Java fails on it.
 func DecodeOffsetMsgID(id string) (netip.AddrPort, int64, error) {
 	if len(id) != 32 && len(id) != 56 {
 		return netip.AddrPort{}, 0, fmt.Errorf("%w: length %d", ErrBadMsgID, len(id))
@@ -43,6 +44,9 @@ func DecodeOffsetMsgID(id string) (netip.AddrPort, int64, error) {
 	ipLen := len(raw) - 12
 	ip, _ := netip.AddrFromSlice(raw[:ipLen])
 	port := binary.BigEndian.Uint32(raw[ipLen:])
+	if port > 0xFFFF { // an i32 on the wire; Java's InetSocketAddress refuses it
+		return netip.AddrPort{}, 0, fmt.Errorf("%w: port %d out of range", ErrBadMsgID, int32(port))
+	}
 	off := int64(binary.BigEndian.Uint64(raw[ipLen+4:]))
 	return netip.AddrPortFrom(ip, uint16(port)), off, nil
 }

@@ -35,7 +35,19 @@ type Exporter struct {
 
 	started  atomic.Bool
 	shutdown atomic.Bool
+
+	idleTimeout time.Duration // keep-alive connection idle limit (tests shorten it before Start)
 }
+
+// HTTP server limits: a scraper that stops talking, or keeps idle
+// keep-alive connections open, costs a connection and a goroutine only
+// this long (without IdleTimeout/ReadTimeout net/http keeps an idle one
+// until Shutdown).
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	idleTimeout       = 2 * time.Minute
+)
 
 // NewExporter validates cfg and builds the registry (with the Go runtime
 // and process collectors); it binds nothing. defaultHost is the bind host
@@ -53,7 +65,7 @@ func NewExporter(cfg ExporterConfig, defaultHost string, lg *zap.Logger) (*Expor
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	return &Exporter{cfg: cfg, host: host, lg: lg, reg: reg}, nil
+	return &Exporter{cfg: cfg, host: host, lg: lg, reg: reg, idleTimeout: idleTimeout}, nil
 }
 
 // Enabled reports whether metrics are exported (metricsExporterType=PROM).
@@ -88,7 +100,8 @@ func (e *Exporter) Start() error {
 	// its own metrics, not the whole scrape.
 	mux.Handle(Path, promhttp.HandlerFor(e.reg, promhttp.HandlerOpts{ErrorLog: zapErrorLog{e.lg},
 		ErrorHandling: promhttp.ContinueOnError}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: readTimeout,
+		IdleTimeout: e.idleTimeout}
 	e.mu.Lock()
 	e.srv, e.addr, e.done = srv, ln.Addr(), make(chan struct{})
 	done := e.done

@@ -1,12 +1,18 @@
 package metrics
 
 import (
+	"bufio"
 	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
 	"testing"
 	"time"
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/code"
 )
 
@@ -122,5 +128,43 @@ func TestMetricsExporterTypeParsesNamesAndOrdinals(t *testing.T) {
 		if got := c.ExporterType(); got != want {
 			t.Errorf("%q: got %s, want %s", in, got, want)
 		}
+	}
+}
+
+// TestMetricsExporterClosesIdleConnections: a keep-alive connection left
+// idle after a scrape is closed by the server after the idle timeout
+// instead of being held (with its goroutine) until Shutdown.
+func TestMetricsExporterClosesIdleConnections(t *testing.T) {
+	e := startExporter(t, promConfig())
+	e.idleTimeout = 200 * time.Millisecond
+	if err := e.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := net.Dial("tcp", e.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.WriteString(c, "GET "+Path+" HTTP/1.1\r\nHost: metrics\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Close {
+		t.Fatalf("scrape: %s close=%v", resp.Status, resp.Close)
+	}
+	// Idle now: the server must hang up well before this deadline.
+	if err := c.SetReadDeadline(time.Now().Add(wait.Scale(10 * time.Second))); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := br.ReadByte(); !errors.Is(err, io.EOF) {
+		t.Fatalf("idle keep-alive connection not closed by the server: read %v, %v", n, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/admin"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -90,22 +91,6 @@ func Route(ctx context.Context, c *remoting.Client, namesrvAddrs []string, topic
 	return nil, fmt.Errorf("%w for topic %s: %w", ErrNoRoute, topic, errors.Join(errs...))
 }
 
-// brokerAddr is BrokerData.selectBrokerAddr made deterministic: the master,
-// else the slave with the lowest id.
-func brokerAddr(bd *body.BrokerData) string {
-	if a, ok := bd.BrokerAddrs[0]; ok {
-		return a
-	}
-	ids := make([]int64, 0, len(bd.BrokerAddrs))
-	for id := range bd.BrokerAddrs {
-		ids = append(ids, id)
-	}
-	if len(ids) == 0 {
-		return ""
-	}
-	return bd.BrokerAddrs[slices.Min(ids)]
-}
-
 // QueryMessageByKey is MQAdminImpl.queryMessage with isUniqKey false: the
 // messages of topic indexed under key on every broker group of the route,
 // kept only when their topic is topic and their KEYS include key; broker
@@ -118,7 +103,7 @@ func QueryMessageByKey(ctx context.Context, c *remoting.Client, namesrvAddrs []s
 	results := make([][]*message.MessageExt, len(route.BrokerDatas))
 	var wg sync.WaitGroup
 	for i := range route.BrokerDatas {
-		addr := brokerAddr(&route.BrokerDatas[i])
+		addr := admin.SelectBrokerAddr(&route.BrokerDatas[i]) // the master, else the lowest slave
 		if addr == "" {
 			continue
 		}

@@ -74,15 +74,15 @@ func toMessage(m *message.MessageExt) Message {
 		Tags: m.Tags(), Keys: m.Keys(), QueueID: m.QueueID, QueueOffset: m.QueueOffset, CommitLogOffset: m.CommitLogOffset,
 		BornHost: m.BornHost.String(), StoreHost: m.StoreHost.String(), BornTimestamp: m.BornTimestamp,
 		StoreTimestamp: m.StoreTimestamp, ReconsumeTimes: m.ReconsumeTimes, Properties: props}
-	b := m.Body
+	b, size := m.Body, len(m.Body)
 	if m.SysFlag&message.SysFlagCompressed != 0 {
 		var ok bool
-		if b, ok = inflate(m.Body, m.SysFlag); !ok {
+		if b, size, ok = inflate(m.Body, m.SysFlag); !ok {
 			out.BodySize = len(m.Body)
 			return out
 		}
 	}
-	out.BodySize = len(b)
+	out.BodySize = size
 	if len(b) > bodyPreviewMax {
 		b, out.BodyTruncated = b[:bodyPreviewMax], true
 	}
@@ -94,20 +94,27 @@ func toMessage(m *message.MessageExt) Message {
 	return out
 }
 
-// inflate undoes zlib compression (4.9.8's only kind), reading at most one
-// byte past the preview so a huge body is never expanded in memory.
-func inflate(b []byte, sysFlag int32) ([]byte, bool) {
+// inflateCountMax bounds how many inflated bytes inflate counts (and so
+// the work a hostile body can cause); a larger body reports this size.
+const inflateCountMax = 64 << 20
+
+// inflate undoes zlib compression (4.9.8's only kind). It keeps at most one
+// byte past the preview, so a huge body is never expanded in memory, and
+// counts the rest to return the inflated size.
+func inflate(b []byte, sysFlag int32) (preview []byte, size int, ok bool) {
 	if t := sysFlag & message.SysFlagCompressionMask; t != 0 && t != message.SysFlagCompressionZLIB {
-		return nil, false
+		return nil, 0, false
 	}
 	zr, err := zlib.NewReader(bytes.NewReader(b))
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
 	defer zr.Close()
-	out, err := io.ReadAll(io.LimitReader(zr, bodyPreviewMax+1))
+	preview, err = io.ReadAll(io.LimitReader(zr, bodyPreviewMax+1))
 	if err != nil {
-		return nil, false
+		return nil, 0, false
 	}
-	return out, true
+	// A corrupt tail still leaves the preview; the size is what inflated.
+	rest, _ := io.Copy(io.Discard, io.LimitReader(zr, inflateCountMax-int64(len(preview))))
+	return preview, len(preview) + int(rest), true
 }
