@@ -242,13 +242,20 @@ func (h *PullMessageResponseHeader) FromExtFields(ext map[string]string) error {
 // ToExtFields implements CommandCustomHeader.
 func (h *SendMessageResponseHeader) ToExtFields() map[string]string {
 	m := make(map[string]string, 4)
+	h.PutExtFields(m)
+	return m
+}
+
+// PutExtFields adds the header's fields to m, the extFields of a response
+// that already carries others (the send path's MSG_REGION and TRACE_ON),
+// without the intermediate map ToExtFields would build.
+func (h *SendMessageResponseHeader) PutExtFields(m map[string]string) {
 	m["msgId"] = h.MsgID
 	putI32(m, "queueId", h.QueueID)
 	putI64(m, "queueOffset", h.QueueOffset)
 	putOptStr(m, "transactionId", h.TransactionID)
 	putOptStr(m, "batchUniqId", h.BatchUniqID)
 	putOptStr(m, "recallHandle", h.RecallHandle)
-	return m
 }
 
 // FromExtFields implements CommandCustomHeader.
