@@ -201,8 +201,11 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 // isTrue is strconv.ParseBool's true without the error value it allocates
 // for the usual "" (no TRAN_MSG property).
 func isTrue(v string) bool {
+	if v == "" {
+		return false
+	}
 	t, err := strconv.ParseBool(v)
-	return v != "" && err == nil && t
+	return err == nil && t
 }
 
 // toHalfMessage is parseHalfMessageInner: the prepared message goes to
