@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
 	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
@@ -121,4 +123,17 @@ func TestRemotingPoolConcurrentSubmitters(t *testing.T) {
 	if p.Submit(func() {}) {
 		t.Fatal("submit after Stop accepted")
 	}
+}
+
+// TestRemotingEndpointEventQueueAllocatedOnDemand: the channel-event queue
+// (bounded at Java's 10,000) takes memory for the events it holds only.
+func TestRemotingEndpointEventQueueAllocatedOnDemand(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ep := newEndpoint(zap.NewNop(), 0, 0)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 32<<10 {
+		t.Fatalf("newEndpoint allocated %d bytes", grew)
+	}
+	_ = ep
 }
