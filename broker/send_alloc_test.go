@@ -209,7 +209,6 @@ func BenchmarkBrokerSendV2Pipelined(b *testing.B) {
 	}
 }
 
-
 // TestBrokerSendQueuedFromEventLoop: a send reaches the send executor's
 // queue straight from the event loop; the remoting pool registered for it
 // is not a second hop (its worker would only have moved the request from
