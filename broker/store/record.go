@@ -185,6 +185,20 @@ func (s *DefaultMessageStore) dispatchRequest(v *recordView, withProps bool) com
 		StoreTimestamp: v.storeTimestamp, ConsumeQueueOffset: v.queueOffset, SysFlag: v.sysFlag,
 		PreparedTransactionOffset: v.preparedTxOff, BornTimestamp: v.bornTimestamp,
 	}
+	if withProps {
+		// One pass over the properties: the map the listener gets also
+		// gives the values the dispatchers need (same rules: non-empty
+		// name and value, the last occurrence wins), as substrings of the
+		// map's one copy.
+		m := message.UnmarshalProperties(string(v.props))
+		d.Properties = m
+		d.Keys, d.UniqKey = m[message.PropertyKeys], m[message.PropertyUniqClientMessageIDKeyidx]
+		d.TagsCode = message.TagsCode(m[message.PropertyTags])
+		if d.Topic == message.ScheduleTopic {
+			s.delayTagsCode(&d, m[message.PropertyDelayTimeLevel])
+		}
+		return d
+	}
 	if k := propValue(v.props, message.PropertyKeys); k != nil {
 		d.Keys = string(k)
 	}
@@ -193,15 +207,16 @@ func (s *DefaultMessageStore) dispatchRequest(v *recordView, withProps bool) com
 	}
 	d.TagsCode = tagsCode(propValue(v.props, message.PropertyTags))
 	if d.Topic == message.ScheduleTopic {
-		lv, err := strconv.Atoi(string(propValue(v.props, message.PropertyDelayTimeLevel)))
-		if err == nil && lv > 0 {
-			d.TagsCode = s.deliverTimestamp(lv, v.storeTimestamp)
-		}
-	}
-	if withProps {
-		d.Properties = message.UnmarshalProperties(string(v.props))
+		s.delayTagsCode(&d, string(propValue(v.props, message.PropertyDelayTimeLevel)))
 	}
 	return d
+}
+
+// delayTagsCode makes a delayed record's tagsCode its delivery time.
+func (s *DefaultMessageStore) delayTagsCode(d *commitlog.DispatchRequest, level string) {
+	if lv, err := strconv.Atoi(level); err == nil && lv > 0 {
+		d.TagsCode = s.deliverTimestamp(lv, d.StoreTimestamp)
+	}
 }
 
 // deliverTimestamp is ScheduleMessageService.computeDeliverTimestamp with

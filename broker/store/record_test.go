@@ -82,6 +82,10 @@ func compareWithReference(t *testing.T, s *DefaultMessageStore, b []byte, checkC
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("dispatch request\n got %+v\nwant %+v", got, want)
 		}
+		// without the map (slave, no listener) the same fields
+		if got := s.dispatchRequest(&v, false); !reflect.DeepEqual(got, want) {
+			t.Fatalf("dispatch request without properties\n got %+v\nwant %+v", got, want)
+		}
 	case recordMismatch:
 		if v.size != wantSize {
 			t.Fatalf("mismatch size %d, want %d", v.size, wantSize)
