@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -171,42 +173,50 @@ func processCPU() int64 {
 // through raw senders that allocate nothing, so allocs/op is the broker's.
 func BenchmarkBrokerSendV2Pipelined(b *testing.B) {
 	for _, st := range []codec.SerializeType{codec.JSON, codec.RocketMQ} {
-		b.Run(st.String(), func(b *testing.B) {
-			br := testutil.StartBroker(b, "")
-			addr := br.Addr().String()
-			const conns, inFlight = 16, 16
-			senders := make([]*rawSender, conns)
-			for i := range senders {
-				senders[i] = newRawSender(b, addr, sendV2Frame(b, "BenchPipe", int32(i%4), 1024, st), inFlight)
-				if _, err := senders[i].roundTrips(inFlight, inFlight); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportAllocs()
-			b.SetBytes(1024)
-			b.ResetTimer()
-			start, cpu0 := time.Now(), processCPU()
-			var wg sync.WaitGroup
-			for i, s := range senders {
-				n := b.N / conns
-				if i < b.N%conns {
-					n++
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if _, err := s.roundTrips(n, inFlight); err != nil {
-						b.Error(err)
-					}
-				}()
-			}
-			wg.Wait()
-			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
-			// Broker and senders share the process; the senders' part is a
-			// write and a read per 16 messages.
-			b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/msg")
-		})
+		b.Run(st.String(), func(b *testing.B) { benchSendPipelined(b, st) })
 	}
+	// SYNC_FLUSH: every answer waits for the group commit's fsync.
+	b.Run("ROCKETMQ-SYNC_FLUSH", func(b *testing.B) {
+		benchSendPipelined(b, codec.RocketMQ, func(_ *broker.BrokerConfig, s *store.MessageStoreConfig) {
+			s.FlushDiskType = store.SyncFlush
+		})
+	})
+}
+
+func benchSendPipelined(b *testing.B, st codec.SerializeType, opts ...testutil.BrokerOption) {
+	br := testutil.StartBroker(b, "", opts...)
+	addr := br.Addr().String()
+	const conns, inFlight = 16, 16
+	senders := make([]*rawSender, conns)
+	for i := range senders {
+		senders[i] = newRawSender(b, addr, sendV2Frame(b, "BenchPipe", int32(i%4), 1024, st), inFlight)
+		if _, err := senders[i].roundTrips(inFlight, inFlight); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.SetBytes(1024)
+	b.ResetTimer()
+	start, cpu0 := time.Now(), processCPU()
+	var wg sync.WaitGroup
+	for i, s := range senders {
+		n := b.N / conns
+		if i < b.N%conns {
+			n++
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := s.roundTrips(n, inFlight); err != nil {
+				b.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
+	// Broker and senders share the process; the senders' part is a
+	// write and a read per 16 messages.
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/msg")
 }
 
 // TestBrokerSendQueuedFromEventLoop: a send reaches the send executor's
