@@ -2,10 +2,12 @@ package broker_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -14,6 +16,8 @@ import (
 	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/internal/wait"
+	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 	"github.com/rocketmq-go/rmq/remoting/header"
@@ -243,5 +247,69 @@ func TestBrokerSendQueuedFromEventLoop(t *testing.T) {
 	}
 	if err := checkSendAnswer(s.buf[:last], 0, 7); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBrokerSendConcurrentContent: many senders on several connections,
+// each message with its own body, answered in batches that share write
+// buffers; every answer must name the queue offset its own message got,
+// and every stored message must read back with its own body (a buffer,
+// command or task reused too early would mix them up).
+func TestBrokerSendConcurrentContent(t *testing.T) {
+	br := testutil.StartBroker(t, "")
+	addr := br.Addr().String()
+	const conns, senders, each = 4, 8, 150
+	clients := make([]*remoting.Client, conns)
+	for i := range clients {
+		clients[i] = newClientTB(t)
+	}
+	type sent struct {
+		queueID int32
+		offset  int64
+		body    string
+	}
+	results := make(chan sent, conns*senders*each)
+	var wg sync.WaitGroup
+	for c := range conns {
+		for s := range senders {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range each {
+					qid := int32((c*senders + s) % 4)
+					body := fmt.Sprintf("conn %d sender %d message %d %s", c, s, i, strings.Repeat("x", (c*7+s*13+i)%900))
+					h := sendHeader("ContentTopic", qid, map[string]string{"KEYS": body[:24]})
+					ctx, cancel := context.WithTimeout(context.Background(), wait.Scale(10*time.Second))
+					resp, err := clients[c].InvokeSync(ctx, addr, sendRequest(code.SendMessageV2, h, []byte(body)))
+					cancel()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					var rh header.SendMessageResponseHeader
+					if resp.Code != code.Success || rh.FromExtFields(resp.ExtFields) != nil || rh.QueueID != qid {
+						t.Errorf("answer %d %q %v for queue %d", resp.Code, resp.Remark, resp.ExtFields, qid)
+						return
+					}
+					results <- sent{queueID: qid, offset: rh.QueueOffset, body: body}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(results)
+	seen := map[[2]int64]bool{}
+	for r := range results {
+		k := [2]int64{int64(r.queueID), r.offset}
+		if seen[k] {
+			t.Fatalf("two answers name queue %d offset %d", r.queueID, r.offset)
+		}
+		seen[k] = true
+		if m := readBack(t, br, "ContentTopic", r.queueID, r.offset); string(m.Body) != r.body {
+			t.Fatalf("queue %d offset %d holds %.40q, the answer was for %.40q", r.queueID, r.offset, m.Body, r.body)
+		}
+	}
+	if len(seen) != conns*senders*each {
+		t.Fatalf("%d answers, want %d", len(seen), conns*senders*each)
 	}
 }
