@@ -186,7 +186,7 @@ func FuzzStoreParseRecord(f *testing.F) {
 	})
 }
 
-// TestStorePropValue pins the property lookup rules of
+// TestStorePropValue pins scanDispatchProps to the property lookup rules of
 // message.UnmarshalProperties.
 func TestStorePropValue(t *testing.T) {
 	cases := []struct{ props, name, want string }{
@@ -200,10 +200,11 @@ func TestStorePropValue(t *testing.T) {
 		{"\x02\x02TAGS\x01z\x02", "TAGS", "z"},
 	}
 	for _, c := range cases {
-		got := string(propValue([]byte(c.props), c.name))
+		p := scanDispatchProps([]byte(c.props))
+		got := string(map[string][]byte{"KEYS": p.keys, "TAGS": p.tags}[c.name])
 		want := message.UnmarshalProperties(c.props)[c.name]
 		if got != c.want || got != want {
-			t.Errorf("propValue(%q, %q) = %q, want %q (map says %q)", c.props, c.name, got, c.want, want)
+			t.Errorf("scanDispatchProps(%q).%s = %q, want %q (map says %q)", c.props, c.name, got, c.want, want)
 		}
 	}
 }
