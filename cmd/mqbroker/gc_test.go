@@ -3,8 +3,8 @@ package main
 import (
 	"os"
 	"runtime/metrics"
-	"testing"
 	"syscall"
+	"testing"
 	"unsafe"
 )
 
