@@ -29,21 +29,33 @@ func init() { processorFamilies = append(processorFamilies, wireStats) }
 // (every 10 s, 10 min and 1 h, as StatsItemSet schedules them); the 10 s
 // service also runs BrokerStats.record at local midnight
 // (BrokerController's computeNextMorningTimeMillis schedule), so the
-// morning counters move within 10 s of midnight.
+// morning counters move within 10 s of midnight. A fourth service writes
+// the stats.log lines (StatsItemSet's printAtMinutes/Hour/Day and
+// MomentStatsItemSet's 5-minute lines) when they fall due; it checks every
+// second, so a line is at most a second later than Java's.
 func wireStats(b *Broker) {
+	sch := b.statsSchedule
 	b.stats = stats.New(b.Config().BrokerClusterName, b.Config().EnableDetailStat)
 	b.stats.Morning.Tick(time.Now(), nil) // arms the first midnight
-	b.addService(service.New("brokerStatsSeconds", stats.SecondsPeriod, func(context.Context) {
+	b.addService(service.New("brokerStatsSeconds", sch.Seconds, func(context.Context) {
 		now := time.Now()
 		b.stats.SampleSeconds(now)
 		b.stats.Morning.Tick(now, b.store.StatsTotals)
 	}))
-	b.addService(service.New("brokerStatsMinutes", stats.MinutesPeriod, func(context.Context) {
+	b.addService(service.New("brokerStatsMinutes", sch.Minutes, func(context.Context) {
 		b.stats.SampleMinutes(time.Now())
 	}))
-	b.addService(service.New("brokerStatsHour", stats.HourPeriod, func(context.Context) {
+	b.addService(service.New("brokerStatsHour", sch.Hour, func(context.Context) {
 		b.stats.SampleHour(time.Now())
 	}))
+	clock := stats.NewLogClock(sch, time.Now())
+	lg := b.lg.Named("stats") // stats.log, as Java's RocketmqStats logger
+	b.addService(service.New("brokerStatsLog", sch.CheckEvery(), func(context.Context) {
+		if now := time.Now(); !now.Before(clock.Next()) {
+			clock.Print(b.stats, lg, now)
+		}
+	}))
+	wireWaterMark(b)
 }
 
 // Stats is the broker's BrokerStatsManager.

@@ -19,6 +19,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/acl"
 	"github.com/rocketmq-go/rmq/broker/client"
 	"github.com/rocketmq-go/rmq/broker/filter"
+	"github.com/rocketmq-go/rmq/broker/metrics"
 	"github.com/rocketmq-go/rmq/broker/offset"
 	"github.com/rocketmq-go/rmq/broker/outapi"
 	"github.com/rocketmq-go/rmq/broker/stats"
@@ -26,6 +27,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/subscription"
 	"github.com/rocketmq-go/rmq/broker/topic"
 	"github.com/rocketmq-go/rmq/internal/configfile"
+	imetrics "github.com/rocketmq-go/rmq/internal/metrics"
 	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -103,6 +105,9 @@ type Options struct {
 	// ACLPlainFile is Java's system property rocketmq.acl.plain.file: the
 	// default ACL file relative to rocketmqHome; empty: conf/plain_acl.yml.
 	ACLPlainFile string
+	// StatsSchedule overrides when the BrokerStatsManager is sampled and
+	// its stats.log lines written (tests); nil: Java's (stats.JavaSchedule).
+	StatsSchedule *stats.Schedule
 }
 
 // Broker is one running broker: managers, store, remoting servers and the
@@ -133,6 +138,11 @@ type Broker struct {
 	locks     *client.RebalanceLockManager
 	filters   *filter.ConsumerFilterManager
 	stats     *stats.Manager // BrokerStatsManager (admin_stats.go)
+	// statsSchedule is Options.StatsSchedule or Java's; fixed at New.
+	statsSchedule stats.Schedule
+
+	exporter *imetrics.Exporter // metrics HTTP exporter (metrics_wiring.go)
+	metrics  *metrics.Collector // nil unless metricsExporterType=PROM
 
 	housekeeping *client.Housekeeping                     // channel events + expiry scan
 	idsDefault   *client.DefaultConsumerIdsChangeListener // NOTIFY_CONSUMER_IDS_CHANGED sender
@@ -153,6 +163,12 @@ type Broker struct {
 
 	// HA is the hook for broker/ha: set before Start (see HAService).
 	HA HAService
+
+	// masterServices are factories of the services that run only on a
+	// master (schedule delivery, transaction check): see addMasterService.
+	masterServices []func() *service.Service
+	// ctl is the controller-mode state (role.go); nil outside it.
+	ctl *controllerRole
 
 	masterAddr   atomic.Pointer[string] // slave: learnt from registration or haMasterAddress
 	haServerAddr atomic.Pointer[string] // slave: master's HA address learnt from registration
@@ -204,8 +220,14 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	if lg == nil {
 		lg = zap.NewNop()
 	}
+	for _, w := range cfg.Unimplemented() {
+		lg.Warn("setting accepted but not implemented", zap.String("detail", w))
+	}
 	b := &Broker{storeCfg: storeCfg, lg: lg, stopCh: make(chan struct{}), registerKick: make(chan struct{}, 1),
-		storeOpts: opts.StoreOptions}
+		storeOpts: opts.StoreOptions, statsSchedule: stats.JavaSchedule()}
+	if opts.StatsSchedule != nil {
+		b.statsSchedule = *opts.StatsSchedule
+	}
 	b.cfg.Store(cfg.Clone())
 	b.serializeType = ownSerializeType()
 	if opts.SerializeType != nil {
@@ -229,6 +251,10 @@ func New(cfg *BrokerConfig, storeCfg *store.MessageStoreConfig, opts Options) (*
 	}
 	for _, f := range processorFamilies {
 		f(b)
+	}
+	if err := b.initMetrics(); err != nil { // after the families: it reads b.stats
+		_ = b.store.Shutdown(context.Background())
+		return nil, err
 	}
 	return b, nil
 }
@@ -408,6 +434,9 @@ func (b *Broker) Start() error {
 	if err := b.fastServer.Start(); err != nil {
 		return fmt.Errorf("broker: start fast server: %w", err)
 	}
+	if err := b.startMetrics(); err != nil {
+		return fmt.Errorf("broker: start metrics exporter: %w", err)
+	}
 	addr := b.BrokerAddr()
 	if b.HA != nil {
 		if err := b.HA.Start(); err != nil {
@@ -423,6 +452,9 @@ func (b *Broker) Start() error {
 		b.startTimedExecutor(tp.q, tp.workers)
 	}
 	b.startFastFailure()
+	if err := b.startController(); err != nil {
+		return err
+	}
 	b.startRegistration()
 	b.lg.Info("broker started", zap.String("brokerName", b.Config().BrokerName),
 		zap.String("brokerAddr", addr), zap.String("fastAddr", b.fastServer.Addr().String()),
@@ -442,7 +474,7 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 		b.unregisterAll(ctx)
 	}
 	if b.started.Load() {
-		errs = append(errs, b.server.Shutdown(ctx), b.fastServer.Shutdown(ctx))
+		errs = append(errs, b.server.Shutdown(ctx), b.fastServer.Shutdown(ctx), b.stopMetrics(ctx))
 	}
 	if b.acl != nil {
 		errs = append(errs, b.acl.Shutdown(ctx))
@@ -562,11 +594,12 @@ func (b *Broker) OuterAPI() *outapi.API { return b.outAPI }
 // Logger returns the broker's logger.
 func (b *Broker) Logger() *zap.Logger { return b.lg }
 
-// Role returns brokerRole (ASYNC_MASTER, SYNC_MASTER or SLAVE).
-func (b *Broker) Role() store.BrokerRole { return b.storeCfg.BrokerRole }
+// Role returns the live brokerRole (ASYNC_MASTER, SYNC_MASTER or SLAVE):
+// the configured one, changed at runtime in controller mode.
+func (b *Broker) Role() store.BrokerRole { return b.store.BrokerRole() }
 
-// IsSlave reports whether the broker runs as a slave.
-func (b *Broker) IsSlave() bool { return b.storeCfg.BrokerRole == store.Slave }
+// IsSlave reports whether the broker runs as a slave now.
+func (b *Broker) IsSlave() bool { return b.Role() == store.Slave }
 
 // Addr is the main server's bound address (valid after Start).
 func (b *Broker) Addr() net.Addr { return b.server.Addr() }

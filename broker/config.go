@@ -3,12 +3,15 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rocketmq-go/rmq/internal/metrics"
 )
 
 // BrokerConfig mirrors org.apache.rocketmq.common.BrokerConfig of 4.9.8: every
@@ -97,6 +100,26 @@ type BrokerConfig struct {
 	AutoDeleteUnusedStats                  bool   `prop:"autoDeleteUnusedStats"`
 	IsolateLogEnable                       bool   `prop:"isolateLogEnable"`
 	ConfigBlackList                        string `prop:"configBlackList"`
+
+	// Metrics holds the 5.x metrics keys (metricsExporterType,
+	// metricsPromExporterHost, metricsPromExporterPort, metricsLabel). Not
+	// embedded, so they stay out of 4.9.8's key set (-p, GET_BROKER_CONFIG):
+	// the binaries bind &Metrics as an extra properties target.
+	Metrics metrics.ExporterConfig
+
+	// Controller mode (automatic failover), Apache 5.3.3 BrokerConfig. Not
+	// in 4.9.8: a 4.9.8 broker ignores these keys.
+	EnableControllerMode            bool   `prop:"enableControllerMode"`            // enableControllerMode
+	ControllerAddr                  string `prop:"controllerAddr"`                  // controllerAddr: "host:port;host:port"
+	FetchControllerAddrByDNSLookup  bool   `prop:"fetchControllerAddrByDnsLookup"`  // fetchControllerAddrByDnsLookup (not implemented: warned)
+	SyncBrokerMetadataPeriod        int64  `prop:"syncBrokerMetadataPeriod"`        // GET_REPLICA_INFO period, ms
+	CheckSyncStateSetPeriod         int64  `prop:"checkSyncStateSetPeriod"`         // master: SyncStateSet check period, ms
+	SyncControllerMetadataPeriod    int64  `prop:"syncControllerMetadataPeriod"`    // controller leader lookup period, ms
+	ControllerHeartBeatTimeoutMills int64  `prop:"controllerHeartBeatTimeoutMills"` // liveness timeout sent with each heartbeat, ms
+	BrokerElectionPriority          int    `prop:"brokerElectionPriority"`          // lower is preferred in elections
+	BrokerHeartbeatInterval         int    `prop:"brokerHeartbeatInterval"`         // controller heartbeat period, ms
+	SendHeartbeatTimeoutMillis      int    `prop:"sendHeartbeatTimeoutMillis"`      // heartbeat request timeout, ms
+	EnableSlaveActingMaster         bool   `prop:"enableSlaveActingMaster"`         // not implemented: warned when true
 }
 
 // Java constants the defaults and validation refer to.
@@ -195,6 +218,15 @@ func newBrokerConfig(cpus int) *BrokerConfig {
 		StoreReplyMessageEnable:                true,
 		EnableDetailStat:                       true,
 		ConfigBlackList:                        "configBlackList;brokerConfigPath",
+		Metrics:                                metrics.NewExporterConfig(),
+		// 5.3.3 BrokerConfig field initialisers.
+		SyncBrokerMetadataPeriod:        5 * 1000,
+		CheckSyncStateSetPeriod:         5 * 1000,
+		SyncControllerMetadataPeriod:    10 * 1000,
+		ControllerHeartBeatTimeoutMills: 10 * 1000,
+		BrokerElectionPriority:          math.MaxInt32,
+		BrokerHeartbeatInterval:         1000,
+		SendHeartbeatTimeoutMillis:      1000,
 	}
 }
 
@@ -257,7 +289,10 @@ func (c *BrokerConfig) Validate() error {
 	if c.BrokerClusterName == "" {
 		bad("brokerClusterName is empty")
 	}
-	if c.BrokerID < 0 {
+	switch {
+	case c.EnableControllerMode:
+		errs = append(errs, c.validateControllerMode()...)
+	case c.BrokerID < 0:
 		bad("brokerId %d is negative", c.BrokerID)
 	}
 	if c.BrokerPermission < 0 || c.BrokerPermission > 15 {
@@ -270,7 +305,64 @@ func (c *BrokerConfig) Validate() error {
 		bad("msgTraceTopicName is empty")
 	}
 	errs = append(errs, c.validatePools()...)
+	errs = append(errs, c.Metrics.Validate())
 	return errors.Join(errs...)
+}
+
+// validateControllerMode checks the 5.x controller-mode keys. The brokerId
+// may be anything (5.3 quick start: -1): the controller assigns it.
+func (c *BrokerConfig) validateControllerMode() []error {
+	var errs []error
+	addrs := c.ControllerAddrList()
+	if len(addrs) == 0 {
+		errs = append(errs, errors.New("broker: enableControllerMode needs controllerAddr"))
+	}
+	for _, a := range addrs {
+		if _, port, err := net.SplitHostPort(a); err != nil || !validPort(port) {
+			errs = append(errs, fmt.Errorf("broker: controllerAddr %q: want ip:port", a))
+		}
+	}
+	for _, p := range []struct {
+		key string
+		v   int64
+	}{
+		{"syncBrokerMetadataPeriod", c.SyncBrokerMetadataPeriod},
+		{"checkSyncStateSetPeriod", c.CheckSyncStateSetPeriod},
+		{"syncControllerMetadataPeriod", c.SyncControllerMetadataPeriod},
+		{"controllerHeartBeatTimeoutMills", c.ControllerHeartBeatTimeoutMills},
+		{"brokerHeartbeatInterval", int64(c.BrokerHeartbeatInterval)},
+		{"sendHeartbeatTimeoutMillis", int64(c.SendHeartbeatTimeoutMillis)},
+	} {
+		if p.v <= 0 {
+			errs = append(errs, fmt.Errorf("broker: %s %d must be positive", p.key, p.v))
+		}
+	}
+	return errs
+}
+
+// ControllerAddrList splits controllerAddr on ';' as 5.x ReplicasManager
+// does, dropping blanks.
+func (c *BrokerConfig) ControllerAddrList() []string {
+	var out []string
+	for _, a := range strings.Split(c.ControllerAddr, ";") {
+		if a = strings.TrimSpace(a); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// Unimplemented lists the settings that are accepted (5.x files load) but
+// have no effect here; New logs each as a warning.
+func (c *BrokerConfig) Unimplemented() []string {
+	var out []string
+	if c.FetchControllerAddrByDNSLookup {
+		out = append(out, "fetchControllerAddrByDnsLookup=true is not implemented: controllerAddr is used as a list of ip:port")
+	}
+	if c.EnableSlaveActingMaster {
+		out = append(out, "enableSlaveActingMaster=true is not implemented: slaves do not act as master")
+	}
+	return out
 }
 
 func (c *BrokerConfig) validatePools() []error {

@@ -21,6 +21,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/transaction"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -54,15 +55,15 @@ func registerEndTransaction(b *Broker) {
 	})
 	p := &endTransactionProcessor{b: b, svc: transaction.NewService(br), lg: lg}
 	b.registerProcessor(code.EndTransaction, remoting.ProcessorFunc(p.process), b.Pools.EndTransaction, true)
-	if b.IsSlave() {
-		return // Java starts the check service on a master only (startProcessorByHa)
-	}
-	l := transaction.NewCheckListener(br, b.sendTransactionCheck)
-	interval := time.Duration(b.Config().TransactionCheckInterval) * time.Millisecond
-	b.addService(transaction.NewCheckService(p.svc, l, interval, func() transaction.CheckConfig {
-		c := b.Config()
-		return transaction.CheckConfig{TimeOut: time.Duration(c.TransactionTimeOut) * time.Millisecond, CheckMax: c.TransactionCheckMax}
-	}, lg))
+	// Java starts the check service on a master only (startProcessorByHa).
+	b.addMasterService(func() *service.Service {
+		l := transaction.NewCheckListener(br, b.sendTransactionCheck)
+		interval := time.Duration(b.Config().TransactionCheckInterval) * time.Millisecond
+		return transaction.NewCheckService(p.svc, l, interval, func() transaction.CheckConfig {
+			c := b.Config()
+			return transaction.CheckConfig{TimeOut: time.Duration(c.TransactionTimeOut) * time.Millisecond, CheckMax: c.TransactionCheckMax}
+		}, lg)
+	})
 }
 
 // sendTransactionCheck is the tail of sendCheckMessage: pick a producer

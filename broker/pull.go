@@ -289,6 +289,7 @@ func (p *pullProcessor) answer(ctx *remoting.Context, req *codec.RemotingCommand
 func (p *pullProcessor) countGet(pl *pullPlan, r *store.GetMessageResult) {
 	h, st := &pl.h, p.b.stats
 	st.IncGroupGet(h.ConsumerGroup, h.Topic, h.QueueID, int64(r.MessageCount()), int64(r.BufferTotalSize()))
+	p.b.metrics.PullOffsets().Record(h.ConsumerGroup, h.Topic, h.QueueID, r.NextBeginOffset) // no-op unless metrics are on
 	now := p.b.store.Now()
 	st.IncGroupGetLatency(h.ConsumerGroup, h.Topic, h.QueueID, now-pl.begin)
 	var storeTime int64
@@ -360,6 +361,7 @@ func (p *pullProcessor) suspend(ctx *remoting.Context, req *codec.RemotingComman
 	if !p.b.Config().LongPollingEnable {
 		timeout = p.b.Config().ShortPollingTimeMills
 	}
+	ctx.MarkSuspended() // metrics: is_long_polling
 	p.hold.Suspend(&longpoll.Request{
 		Topic:            pl.h.Topic,
 		QueueID:          pl.h.QueueID,

@@ -69,20 +69,23 @@ func (b *Broker) identity() outapi.BrokerIdentity {
 
 // registerBrokerAll is BrokerController.registerBrokerAll: with brokerPermission
 // not read-write every topic is registered with the broker's permission.
-func (b *Broker) registerBrokerAll(ctx context.Context, checkOrderConfig, oneway, force bool) {
+// It returns the first name server's answer (nil when none, when oneway or
+// when skipped). In controller mode an isolated broker (no role yet, or
+// fenced) does not register, as 5.x's isIsolated.
+func (b *Broker) registerBrokerAll(ctx context.Context, checkOrderConfig, oneway, force bool) *outapi.RegisterResult {
 	b.registerMu.Lock()
 	defer b.registerMu.Unlock()
-	if b.shutdown.Load() {
-		return // unregistered already; never register again
+	if b.shutdown.Load() || b.isolated() {
+		return nil // unregistered already; never register again
 	}
 	w := b.topics.BuildTopicConfigSerializeWrapper()
 	b.applyBrokerPermission(w)
 	c := b.Config()
 	timeout := time.Duration(c.RegisterBrokerTimeoutMills) * time.Millisecond
 	if !force && !b.outAPI.NeedRegister(ctx, c.NamesrvAddrList(), b.identity(), w.DataVersion, timeout) {
-		return
+		return nil
 	}
-	b.doRegisterBrokerAll(ctx, checkOrderConfig, oneway, w)
+	return b.doRegisterBrokerAll(ctx, checkOrderConfig, oneway, w)
 }
 
 func (b *Broker) applyBrokerPermission(w *body.TopicConfigSerializeWrapper) {
@@ -103,6 +106,9 @@ func (b *Broker) applyBrokerPermission(w *body.TopicConfigSerializeWrapper) {
 func (b *Broker) RegisterIncrementBrokerData(tc body.TopicConfig, dv body.DataVersion) {
 	b.registerMu.Lock()
 	defer b.registerMu.Unlock()
+	if b.isolated() {
+		return
+	}
 	w := &body.TopicConfigSerializeWrapper{
 		TopicConfigTable: map[string]body.TopicConfig{tc.TopicName: tc},
 		DataVersion:      dv,
@@ -111,7 +117,7 @@ func (b *Broker) RegisterIncrementBrokerData(tc body.TopicConfig, dv body.DataVe
 	b.doRegisterBrokerAll(context.Background(), true, false, w)
 }
 
-func (b *Broker) doRegisterBrokerAll(ctx context.Context, checkOrderConfig, oneway bool, w *body.TopicConfigSerializeWrapper) {
+func (b *Broker) doRegisterBrokerAll(ctx context.Context, checkOrderConfig, oneway bool, w *body.TopicConfigSerializeWrapper) *outapi.RegisterResult {
 	c := b.Config()
 	results := b.outAPI.RegisterBrokerAll(ctx, c.NamesrvAddrList(), outapi.RegisterRequest{
 		BrokerIdentity:   b.identity(),
@@ -123,20 +129,25 @@ func (b *Broker) doRegisterBrokerAll(ctx context.Context, checkOrderConfig, onew
 		Timeout:          time.Duration(c.RegisterBrokerTimeoutMills) * time.Millisecond,
 	})
 	if len(results) == 0 {
-		return
+		return nil
 	}
 	r := results[0]
-	if r.HaServerAddr != "" && b.HA != nil && b.IsSlave() && b.storeCfg.HAMasterAddress == "" {
-		b.HA.UpdateMasterAddress(r.HaServerAddr)
+	// In controller mode the controller names the master; the name
+	// server's answer may still name the previous one (role.go checks it).
+	if b.ctl == nil {
+		if r.HaServerAddr != "" && b.HA != nil && b.IsSlave() && b.storeCfg.HAMasterAddress == "" {
+			b.HA.UpdateMasterAddress(r.HaServerAddr)
+		}
+		b.SetMasterAddr(r.MasterAddr)
 	}
 	if r.HaServerAddr != "" {
 		b.haServerAddr.Store(&r.HaServerAddr)
 	}
-	b.SetMasterAddr(r.MasterAddr)
 	if checkOrderConfig && r.KVTable != nil {
 		b.topics.UpdateOrderTopicConfig(r.KVTable.Table)
 	}
 	b.lg.Debug("registered with name servers", zap.Int("answers", len(results)), zap.String("masterAddr", r.MasterAddr))
+	return &r
 }
 
 // MasterHAServerAddr is the master's HA address a slave learnt from its last

@@ -284,6 +284,7 @@ func (b *Broker) countPut(topic string, queueID int32, r commitlog.PutMessageRes
 	n := int64(r.Append.MsgNum)
 	b.stats.IncTopicPut(topic, queueID, n, int64(r.Append.WroteBytes))
 	b.stats.IncBrokerPut(n)
+	b.metrics.OnPut(topic, r.Append.MsgNum, int64(r.Append.WroteBytes)) // rocketmq_message_size; no-op unless metrics are on
 }
 
 // putStatusResponse maps a PutMessageStatus to Java's response code and
@@ -310,6 +311,8 @@ func (b *Broker) putStatusResponse(s commitlog.PutMessageStatus) (c int32, remar
 		return code.SystemError, "[PC_SYNCHRONIZED]broker busy, start flow control for a while", false
 	case commitlog.UnknownError:
 		return code.SystemError, "UNKNOWN_ERROR", false
+	case commitlog.InSyncReplicasNotEnough: // 5.x controller mode
+		return code.SystemError, "in-sync replicas not enough", false
 	}
 	return code.SystemError, "UNKNOWN_ERROR DEFAULT", false
 }

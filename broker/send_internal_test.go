@@ -29,6 +29,7 @@ func TestBrokerSendPutStatusMapping(t *testing.T) {
 		{commitlog.ServiceNotAvailable, code.ServiceNotAvailable, false, "service not available now. It may be caused by one of the following reasons: the broker's disk is full ["},
 		{commitlog.OSPageCacheBusy, code.SystemError, false, "[PC_SYNCHRONIZED]broker busy, start flow control for a while"},
 		{commitlog.UnknownError, code.SystemError, false, "UNKNOWN_ERROR"},
+		{commitlog.InSyncReplicasNotEnough, code.SystemError, false, "in-sync replicas not enough"},
 		{commitlog.PutMessageStatus(99), code.SystemError, false, "UNKNOWN_ERROR DEFAULT"},
 	} {
 		c, remark, ok := b.putStatusResponse(tc.st)

@@ -20,6 +20,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/topic"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -156,18 +157,19 @@ func registerScheduleDelivery(b *Broker) {
 		delayOffsetTables.Delete(b)
 	})
 	st, ok := b.store.(schedule.Store)
-	if b.IsSlave() || len(levels) == 0 || !ok {
+	if len(levels) == 0 || !ok {
 		return
 	}
 	if b.storeCfg.EnableScheduleMessageStats {
 		st = statsScheduleStore{Store: st, b: b}
 	}
-	d := schedule.NewDeliveryService(st, table, schedule.DeliveryOptions{
-		Levels:          levels,
-		PersistInterval: time.Duration(b.storeCfg.FlushDelayOffsetInterval) * time.Millisecond,
-		Logger:          lg,
+	b.addMasterService(func() *service.Service {
+		return schedule.NewDeliveryService(st, table, schedule.DeliveryOptions{
+			Levels:          levels,
+			PersistInterval: time.Duration(b.storeCfg.FlushDelayOffsetInterval) * time.Millisecond,
+			Logger:          lg,
+		}).Service()
 	})
-	b.addService(d.Service())
 }
 
 // DelayOffsets is the delay offset table (GET_ALL_DELAY_OFFSET, slave sync);

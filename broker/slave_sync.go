@@ -57,7 +57,7 @@ func init() { processorFamilies = append(processorFamilies, wireSlaveSync) }
 func wireSlaveSync(b *Broker) {
 	b.registerProcessor(haGetConsumerOffsetMarks, remoting.ProcessorFunc(b.haGetConsumerOffsetMarks), b.Pools.Admin, true)
 	b.registerProcessor(haMergeConsumerOffset, remoting.ProcessorFunc(b.haMergeConsumerOffset), b.Pools.Admin, true)
-	if !b.IsSlave() {
+	if !b.IsSlave() && !b.Config().EnableControllerMode { // controller mode: any broker may become a slave
 		return
 	}
 	s := &slaveSync{b: b}

@@ -39,9 +39,15 @@ func (c *StartupConfigs) Targets() []any { return []any{c.Broker, c.Server, c.Cl
 
 // ApplyOverrides applies what BrokerStartup does after loading: a master's
 // brokerId becomes 0, a slave needs brokerId > 0, and haListenPort is
-// always listenPort + 1.
+// always listenPort + 1. In controller mode (5.x) brokerRole and brokerId
+// are left as written (the quick start's SLAVE with -1): the controller
+// assigns both.
 func (c *StartupConfigs) ApplyOverrides() error {
-	switch c.Store.BrokerRole {
+	role := c.Store.BrokerRole
+	if c.Broker.EnableControllerMode {
+		role = ""
+	}
+	switch role {
 	case store.AsyncMaster, store.SyncMaster:
 		c.Broker.BrokerID = MasterID
 	case store.Slave:

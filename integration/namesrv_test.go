@@ -173,7 +173,7 @@ func TestNamesrvGoClientProducerRoutesToRegisteredBroker(t *testing.T) {
 	nsRegisterFakeBroker(t, rc, ns.Addr().String(), brokerAddr, map[string]int32{"TopicP": 2})
 
 	p, err := producer.NewDefaultProducer(producer.WithNsResolver(primitive.NewPassthroughResolver([]string{ns.Addr().String()})),
-		producer.WithRetry(0), producer.WithGroupName("ns_it_producer"))
+		producer.WithRetry(0), producer.WithGroupName("ns_it_producer"), producer.WithInstanceName(uniqueName("nsp")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/metrics"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
@@ -33,6 +34,21 @@ type NamesrvConfig struct {
 	ScanNotActiveBrokerInterval int64 `prop:"scanNotActiveBrokerInterval"`
 	// BrokerChannelExpiredTime (ms): 4.9.8's BROKER_CHANNEL_EXPIRED_TIME 120000 made configurable.
 	BrokerChannelExpiredTime int64 `prop:"brokerChannelExpiredTime"`
+	// ConsoleListenAddr (our extension, no Java key): the web console's
+	// HTTP address, e.g. 127.0.0.1:8080; empty (default) = no console.
+	ConsoleListenAddr string `prop:"consoleListenAddr"`
+
+	// EnableControllerInNamesrv: 5.x key, default false; true runs the
+	// controller (package controller) in the name server's process,
+	// configured by the same file's controller keys.
+	EnableControllerInNamesrv bool `prop:"enableControllerInNamesrv"`
+
+	// Metrics holds the metrics keys (metricsExporterType,
+	// metricsPromExporterHost, metricsPromExporterPort, metricsLabel):
+	// ours, as 5.x's name server exports no metrics; the broker's 5.x keys
+	// and defaults. Not embedded, so GET_NAMESRV_CONFIG and -p show 4.9.8's
+	// keys only; mqnamesrv binds &Metrics as an extra properties target.
+	Metrics metrics.ExporterConfig
 
 	// ProductEnvNamesrvAddr lists (";"-separated) the name servers that
 	// clusterTest mode falls back to for unknown topics: the DefaultMQAdminExt
@@ -56,6 +72,7 @@ func NewNamesrvConfig() *NamesrvConfig {
 		ScanNotActiveBrokerInterval: 5000,
 		BrokerChannelExpiredTime:    120000,
 		ProductEnvNamesrvAddr:       os.Getenv("NAMESRV_ADDR"),
+		Metrics:                     metrics.NewExporterConfig(),
 	}
 }
 
@@ -79,6 +96,7 @@ func (c *NamesrvConfig) Validate() error {
 	if c.KVConfigPath == "" {
 		errs = append(errs, errors.New("namesrv: kvConfigPath is empty"))
 	}
+	errs = append(errs, c.Metrics.Validate())
 	return errors.Join(errs...)
 }
 

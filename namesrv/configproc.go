@@ -17,7 +17,8 @@ import (
 
 // blackList is the set of keys UPDATE_NAMESRV_CONFIG refuses.
 func (c *NamesrvConfig) blackList() []string {
-	out := []string{"configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome"}
+	// consoleListenAddr (ours): a remote client must not open the console.
+	out := []string{"configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome", "consoleListenAddr"}
 	return append(out, strings.Split(c.ConfigBlackList, ";")...)
 }
 

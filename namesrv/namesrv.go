@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/internal/service"
+	"github.com/rocketmq-go/rmq/namesrv/console"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
@@ -30,7 +31,10 @@ type Namesrv struct {
 	proc    *DefaultRequestProcessor
 	srv     *remoting.Server
 	scan    *service.Service
-	product productEnv // clusterTest fallback client
+	product productEnv             // clusterTest fallback client
+	console *console.Console       // nil unless consoleListenAddr is set
+	self    atomic.Pointer[string] // own address for the console, set once bound
+	metrics nsMetrics              // metrics.go
 
 	nettyMu sync.Mutex                  // guards netty and extra
 	netty   *remoting.NettyServerConfig // as configured (updates are recorded, not applied)
@@ -69,7 +73,13 @@ func New(cfg *NamesrvConfig, srvCfg *remoting.NettyServerConfig, lg *zap.Logger)
 	workers := max(srvCfg.ServerWorkerThreads, 1)
 	srv.RegisterDefaultProcessor(n.proc, remoting.NewPool("namesrv", workers, poolQueueCapacity))
 	srv.SetChannelEventListener(housekeeping{n})
+	if err := n.initMetrics(&c); err != nil {
+		return nil, err
+	}
 	n.scan = service.New("scanNotActiveBroker", c.scanInterval(), func(context.Context) { n.scanNotActiveBroker() })
+	if err := n.newConsole(srvCfg); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -103,6 +113,13 @@ func (n *Namesrv) Start() error {
 	if err := n.srv.Start(); err != nil {
 		return err
 	}
+	n.rememberSelfAddr()
+	if err := n.startConsole(); err != nil {
+		return err
+	}
+	if err := n.startMetrics(); err != nil {
+		return err
+	}
 	n.scan.Start()
 	n.lg.Info("name server started", zap.String("addr", n.srv.Addr().String()))
 	return nil
@@ -117,8 +134,11 @@ func (n *Namesrv) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	err := n.scan.Stop(ctx)
+	if n.console != nil {
+		err = errors.Join(err, n.console.Shutdown(ctx)) // before the server it asks
+	}
 	if n.started.Load() {
-		err = errors.Join(err, n.srv.Shutdown(ctx))
+		err = errors.Join(err, n.srv.Shutdown(ctx), n.stopMetrics(ctx))
 	}
 	err = errors.Join(err, n.product.shutdown(ctx))
 	n.lg.Info("name server stopped")

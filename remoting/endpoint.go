@@ -30,6 +30,8 @@ type endpoint struct {
 	pending *pendingTable
 	tasks   atomic.Int64 // processor tasks queued or running
 
+	observer RPCObserver // set before Start (Server.SetRPCObserver); nil: none
+
 	chMu     sync.Mutex
 	channels map[uint64]*Channel
 
@@ -160,6 +162,9 @@ func (ep *endpoint) runCallback(cb func(*codec.RemotingCommand, error), resp *co
 
 func (ep *endpoint) onRequest(ch *Channel, req *codec.RemotingCommand) {
 	ctx := newContext(ch, req, ep.lg)
+	if ep.observer != nil {
+		ctx.observe(ep.observer)
+	}
 	pe, ok := ep.lookup(req.Code)
 	if !ok {
 		remark := " request type " + strconv.Itoa(int(req.Code)) + " not supported"

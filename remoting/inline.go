@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"errors"
+	"time"
 
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -58,7 +59,14 @@ func outcome(resp *codec.RemotingCommand, err error) (*codec.RemotingCommand, bo
 // runInline processes req on the calling event loop and appends the encoded
 // response to dst, which the caller writes when the whole read is handled.
 func (ep *endpoint) runInline(pe procEntry, ctx *Context, req *codec.RemotingCommand, dst []byte) []byte {
+	var start time.Time
+	if ep.observer != nil {
+		start = time.Now()
+	}
 	resp, asIs := outcome(ep.safeProcess(pe.p, ctx, req))
+	if ep.observer != nil {
+		reportInline(ep.observer, req, resp, start)
+	}
 	if resp == nil || !ctx.claim() {
 		return dst
 	}

@@ -3,6 +3,7 @@ package remoting
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -41,6 +42,11 @@ type Context struct {
 
 	serMu     sync.Mutex          // guards serialize
 	serialize codec.SerializeType // the request's, or the one ForceSerializeType set
+
+	// Metrics (observer.go): nil obs means the server has no observer.
+	obs       RPCObserver
+	start     time.Time   // dispatch time, set with obs
+	suspended atomic.Bool // MarkSuspended was called
 }
 
 func newContext(ch *Channel, req *codec.RemotingCommand, lg *zap.Logger) *Context {
@@ -86,6 +92,10 @@ func (c *Context) Respond(resp *codec.RemotingCommand) {
 func (c *Context) respondAsIs(resp *codec.RemotingCommand) {
 	if c.claim() {
 		c.write(resp)
+		return
+	}
+	if c.obs != nil && c.oneway {
+		c.report(resp.Code, true, false)
 	}
 }
 
@@ -118,9 +128,14 @@ func ctxFields(c *Context, err error) []zap.Field {
 func (c *Context) write(resp *codec.RemotingCommand) {
 	resp.Opaque = c.opaque
 	resp.Flag |= codec.FlagResponse
-	if err := c.Channel.WriteCommand(resp); err != nil {
+	respCode := resp.Code
+	err := c.Channel.WriteCommand(resp)
+	if err != nil {
 		c.lg.Debug("write response failed", zap.String("remoteAddr", c.Channel.remoteAddr),
 			zap.Int32("opaque", c.opaque), zap.Error(err))
+	}
+	if c.obs != nil {
+		c.report(respCode, false, err != nil)
 	}
 }
 

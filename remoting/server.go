@@ -48,6 +48,7 @@ type Server struct {
 	loops  *gnet.Client                    // the event loops; set by Start
 	ln     net.Listener                    // owned listener, closed by Shutdown
 	wrapLn func(net.Listener) net.Listener // tests: fault injection around ln
+	given  net.Listener                    // set by UseListener: served instead of binding
 	addr   net.Addr                        // bound address, set by Start
 
 	acceptStop chan struct{}  // closed by Shutdown: ends the accept back-off
@@ -121,7 +122,10 @@ func (s *Server) Start() error {
 	if addr == "" {
 		addr = ":" + strconv.Itoa(s.cfg.ListenPort)
 	}
-	ln, err := s.listen(addr)
+	ln, err := s.given, error(nil)
+	if ln == nil {
+		ln, err = s.listen(addr)
+	}
 	if err != nil {
 		s.state.Store(stateStopped)
 		return fmt.Errorf("remoting: listen %s: %w", addr, err)

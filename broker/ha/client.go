@@ -24,8 +24,13 @@ var errHousekeeping = errors.New("ha: master sent nothing within haHousekeepingI
 
 // UpdateMasterAddress points the slave at the master's HA address. A new
 // address drops the current connection and reconnects at once; "" stops
-// replicating.
-func (s *Service) UpdateMasterAddress(addr string) {
+// replicating. In controller mode it is 5.x's updateHaMasterAddress: the
+// broker learns the HA address of the master the controller named from
+// the name server, after ChangeToSlave.
+func (s *Service) UpdateMasterAddress(addr string) { s.setMasterAddress(addr) }
+
+// setMasterAddress is UpdateMasterAddress in every mode.
+func (s *Service) setMasterAddress(addr string) {
 	if cur := s.clientAddr.Load(); cur != nil && *cur == addr {
 		return
 	}
@@ -83,6 +88,7 @@ func (s *Service) setClientConn(c net.Conn) bool {
 	default:
 	}
 	s.clientConn = c
+	s.clientDone = make(chan struct{})
 	return true
 }
 
@@ -128,13 +134,18 @@ func (s *Service) replicate(addr string) error {
 		return nil
 	}
 	defer func() {
+		_ = nc.Close()
 		s.clientMu.Lock()
 		s.clientConn = nil
+		close(s.clientDone)
+		s.clientDone = nil
 		s.clientMu.Unlock()
-		_ = nc.Close()
 	}()
 	if s.MasterAddress() != addr { // changed while dialing
 		return nil
+	}
+	if s.ctl.enabled.Load() {
+		return s.runAutoSwitchSession(addr, nc)
 	}
 	s.lg.Info("ha connected to master", zap.String("masterAddr", addr), zap.Int64("commitLogOffset", s.st.MaxPhyOffset()))
 	r := &replicaSession{s: s, nc: nc, buf: make([]byte, clientBufferSize), first: true}

@@ -30,6 +30,26 @@ type Config struct {
 	// ReconnectInterval is how long an HA client waits between connection
 	// attempts (Java: 5 s).
 	ReconnectInterval time.Duration
+
+	// Controller mode (5.x MessageStoreConfig).
+
+	// AllAckInSyncStateSet: a waiting put is acknowledged only when every
+	// SyncStateSet member acknowledged it.
+	AllAckInSyncStateSet bool
+	// MinInSyncReplicas: below this SyncStateSet size (master included) a
+	// waiting put is refused with IN_SYNC_REPLICAS_NOT_ENOUGH.
+	MinInSyncReplicas int
+	// MaxTimeSlaveNotCatchup is haMaxTimeSlaveNotCatchup (15 s).
+	MaxTimeSlaveNotCatchup time.Duration
+	// SlaveTimeout bounds an allAckInSyncStateSet wait (slaveTimeout, 3 s,
+	// as 5.x's handleHA uses).
+	SlaveTimeout time.Duration
+	// SyncFromLastFile: an empty replica asks to start at the master's
+	// last CommitLog file (handshake flag).
+	SyncFromLastFile bool
+	// AsyncLearner: the replica never joins the SyncStateSet (handshake
+	// flag).
+	AsyncLearner bool
 }
 
 // ConfigFromStore takes the HA settings of a MessageStoreConfig; listenHost
@@ -44,6 +64,13 @@ func ConfigFromStore(c *store.MessageStoreConfig, listenHost string) Config {
 		SlaveFallbehindMax:   int64(c.HASlaveFallbehindMax),
 		CommitLogFileSize:    int64(c.MappedFileSizeCommitLog),
 		ReconnectInterval:    5 * time.Second,
+
+		AllAckInSyncStateSet:   c.AllAckInSyncStateSet,
+		MinInSyncReplicas:      c.MinInSyncReplicas,
+		MaxTimeSlaveNotCatchup: time.Duration(c.HAMaxTimeSlaveNotCatchup) * time.Millisecond,
+		SlaveTimeout:           time.Duration(c.SlaveTimeout) * time.Millisecond,
+		SyncFromLastFile:       c.SyncFromLastFile,
+		AsyncLearner:           c.AsyncLearner,
 	}
 }
 
@@ -68,6 +95,15 @@ func (c *Config) setDefaults() {
 	}
 	if c.ReconnectInterval <= 0 {
 		c.ReconnectInterval = 5 * time.Second
+	}
+	if c.MinInSyncReplicas <= 0 {
+		c.MinInSyncReplicas = 1
+	}
+	if c.MaxTimeSlaveNotCatchup <= 0 {
+		c.MaxTimeSlaveNotCatchup = 15 * time.Second
+	}
+	if c.SlaveTimeout <= 0 {
+		c.SlaveTimeout = 3 * time.Second
 	}
 	if c.ListenAddr == "" {
 		c.ListenAddr = ":10912"

@@ -26,6 +26,8 @@ type connection struct {
 
 	requestOffset atomic.Int64 // slave's first report; -1 until it arrives
 	ackOffset     atomic.Int64 // slave's last report
+	slaveID       atomic.Int64 // auto-switch: the slave's broker id from its handshake; -1 before
+	auto          *autoConnState
 
 	wake      chan struct{} // buffered(1): new data or the request offset arrived
 	closeOnce sync.Once
@@ -36,6 +38,7 @@ func newConnection(s *Service, nc net.Conn) *connection {
 	c := &connection{s: s, nc: nc, addr: nc.RemoteAddr().String(), wake: make(chan struct{}, 1), done: make(chan struct{})}
 	c.requestOffset.Store(-1)
 	c.ackOffset.Store(-1)
+	c.slaveID.Store(-1)
 	return c
 }
 

@@ -75,11 +75,20 @@
 // So an explicit reset on the master still reaches the slave, and offsets
 // committed on the slave survive the master's return.
 //
-// Known limitations: divergence is detected by offsets only. A slave whose
-// bytes differ from the master's below the master's max offset (the master
-// lost an unflushed tail, restarted and wrote past the slave's offset before
-// the slave reconnected) is not detected; Java 4.9 has the same blind spot
-// (5.x fixes it with epochs in controller mode, not implemented). Stale
+// Controller mode (controller.go, syncstateset.go, autoswitch_*.go; 5.x
+// AutoSwitchHAService): ChangeToMaster / ChangeToSlave switch the role at
+// runtime, the HA port and client speak 5.x's auto-switch protocol (a
+// handshake carrying the master's epoch history, then transfers labelled
+// with their epoch), a replica truncates to the last offset it shares with
+// the master under the same epoch, and the master tracks the SyncStateSet
+// and the allAckInSyncStateSet rule. See docs/ha.md.
+//
+// Known limitations: without controller mode, divergence is detected by
+// offsets only. A slave whose bytes differ from the master's below the
+// master's max offset (the master lost an unflushed tail, restarted and
+// wrote past the slave's offset before the slave reconnected) is not
+// detected; Java 4.9 has the same blind spot (controller mode's epochs fix
+// it). Stale
 // index entries of a truncated tail stay in the index (store behaviour).
 // The slave's HA port is bound too (as in Java) but nothing uses it.
 //
@@ -89,4 +98,14 @@
 //	_ = h.Start()                       // listens on haListenPort
 //	h.UpdateMasterAddress("10.0.0.1:10912") // slave: replicate from there
 //	defer h.Shutdown(ctx)
+//
+// Controller mode (the broker drives it from the controller's answers):
+//
+//	_ = h.EnableControllerMode()              // opens epochFileCheckpoint
+//	h.SetLocalBrokerID(id)
+//	h.SetOnSyncStateSetChanged(alterSyncStateSet) // expand / disconnect proposals
+//	start, err := h.ChangeToMaster(epoch)      // or:
+//	err = h.ChangeToSlave("", epoch, id)       // then UpdateMasterAddress(haAddr)
+//	h.SetSyncStateSet(acceptedIDs)             // the controller's answer
+//	if p, changed := h.MaybeShrinkSyncStateSet(); changed { alterSyncStateSet(p) }
 package ha

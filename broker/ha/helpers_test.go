@@ -197,6 +197,9 @@ func waitReplicated(t *testing.T, master, slave store.MessageStore, from int64) 
 		if slave.DispatchBehindBytes() > 0 {
 			return fmt.Errorf("slave dispatch %d bytes behind", slave.DispatchBehindBytes())
 		}
+		if master.DispatchBehindBytes() > 0 { // sameQueues compares both sides' queues next
+			return fmt.Errorf("master dispatch %d bytes behind", master.DispatchBehindBytes())
+		}
 		return nil
 	})
 	max := master.MaxPhyOffset()

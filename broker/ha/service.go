@@ -35,8 +35,9 @@ type Service struct {
 
 	clientAddr  atomic.Pointer[string]       // master HA address (slave side)
 	clientKick  chan struct{}                // buffered(1): the master address changed
-	clientMu    sync.Mutex                   // guards clientConn
+	clientMu    sync.Mutex                   // guards clientConn and clientDone
 	clientConn  net.Conn                     // the slave's live connection, closed on address change
+	clientDone  chan struct{}                // closed when the current session ends; nil when none
 	onConnected atomic.Pointer[func(string)] // SetOnMasterConnected
 
 	goMu     sync.Mutex     // guards stopping and wg.Add
@@ -48,6 +49,8 @@ type Service struct {
 
 	started  atomic.Bool
 	shutdown atomic.Bool
+
+	ctl ctlState // controller mode (controller.go, syncstateset.go)
 }
 
 // New allocates the service for st; it starts nothing.
@@ -69,6 +72,9 @@ func New(st store.MessageStore, cfg Config, lg *zap.Logger) (*Service, error) {
 	}
 	s.stopCtx, s.cancel = context.WithCancel(context.Background())
 	s.group = newGroupTransferService(s.push2Slave.Load)
+	s.ctl.sss.init()
+	s.ctl.allAck = newGroupTransferService(s.allAckOffset)
+	s.ctl.localID.Store(-1)
 	return s, nil
 }
 
@@ -85,6 +91,8 @@ func (s *Service) Start() error {
 	s.ln = ln
 	s.goFunc(s.acceptLoop)
 	s.goFunc(s.group.run(s.stopCh))
+	s.goFunc(s.ctl.allAck.run(s.stopCh))
+	s.goFunc(s.syncStateSetNotifier)
 	s.goFunc(s.clientLoop)
 	if s.cfg.SyncMaster {
 		s.st.CommitLog().SetReplicaWaiter(s)
@@ -107,7 +115,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	if !s.shutdown.CompareAndSwap(false, true) {
 		return nil
 	}
-	if s.cfg.SyncMaster && s.started.Load() {
+	if (s.cfg.SyncMaster || s.ctl.master.Load()) && s.started.Load() {
 		s.st.CommitLog().SetReplicaWaiter(nil)
 	}
 	s.goMu.Lock()
@@ -132,6 +140,7 @@ func (s *Service) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("ha: goroutines still running: %w", ctx.Err())
 	}
 	s.group.failAll()
+	s.ctl.allAck.failAll()
 	s.lg.Info("ha service stopped")
 	return nil
 }
@@ -173,15 +182,20 @@ func (s *Service) acceptLoop() {
 
 func (s *Service) addConnection(nc net.Conn) {
 	c := newConnection(s, nc)
+	read, write := c.readLoop, c.writeLoop
+	if s.ctl.enabled.Load() {
+		c.auto = newAutoConnState()
+		read, write = c.autoReadLoop, c.autoWriteLoop
+	}
 	s.connMu.Lock()
 	s.conns[c] = struct{}{}
 	s.connMu.Unlock()
 	s.lg.Info("ha slave connected", zap.String("remoteAddr", c.addr))
-	if !s.goFunc(c.readLoop) {
+	if !s.goFunc(read) {
 		s.removeConnection(c)
 		return
 	}
-	if !s.goFunc(c.writeLoop) {
+	if !s.goFunc(write) {
 		c.close()
 	}
 }
@@ -194,6 +208,9 @@ func (s *Service) removeConnection(c *connection) {
 	s.connMu.Unlock()
 	if ok {
 		s.lg.Info("ha slave connection closed", zap.String("remoteAddr", c.addr), zap.Int64("slaveAckOffset", c.ackOffset.Load()))
+		if id := c.slaveID.Load(); id >= 0 {
+			s.onSlaveGone(id)
+		}
 	}
 }
 
@@ -250,6 +267,9 @@ func (s *Service) notifyTransferSome(offset int64) {
 // than haSlaveFallbehindMax behind masterPutWhere.
 func (s *Service) IsSlaveOK(masterPutWhere int64) bool {
 	s.NotifyAppend()
+	if s.allAckMode() {
+		return true // 5.x checks the set size before the append instead
+	}
 	if s.ConnectionCount() == 0 {
 		return false
 	}
@@ -263,5 +283,13 @@ func (s *Service) WaitReplicated(offset int64, timeout time.Duration, done func(
 		done(false)
 		return
 	}
+	if s.allAckMode() {
+		s.ctl.allAck.wait(offset, s.cfg.SlaveTimeout, done)
+		return
+	}
 	s.group.wait(offset, timeout, done)
 }
+
+// allAckMode reports whether waiting puts follow allAckInSyncStateSet: a
+// controller-mode master with the option on.
+func (s *Service) allAckMode() bool { return s.cfg.AllAckInSyncStateSet && s.ctl.master.Load() }

@@ -58,6 +58,12 @@ func (s *Set) Delete(match func(key string) bool) {
 	})
 }
 
+// Range calls f with every key and item until f returns false (metrics
+// read the running totals at scrape time).
+func (s *Set) Range(f func(key string, it *Item) bool) {
+	s.items.Range(func(k, v any) bool { return f(k.(string), v.(*Item)) })
+}
+
 func (s *Set) each(f func(*Item)) {
 	s.items.Range(func(_, v any) bool {
 		f(v.(*Item))

@@ -92,6 +92,9 @@ func (c *cleanService) deleteExpiredCommitLog() {
 	if n == 0 && spaceFull {
 		s.lg.Warn("disk space will be full soon, but delete file failed")
 	}
+	if n > 0 {
+		s.notifyCommitLogFilesDeleted()
+	}
 }
 
 // isTimeToDelete is UtilAll.isItTimeToDo(deleteWhen): the current hour is

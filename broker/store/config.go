@@ -189,6 +189,33 @@ type MessageStoreConfig struct {
 	ScheduleAsyncDeliverMaxPendingLimit int `prop:"scheduleAsyncDeliverMaxPendingLimit"`
 	// ScheduleAsyncDeliverMaxResendNum2Blocked: Java default 3.
 	ScheduleAsyncDeliverMaxResendNum2Blocked int `prop:"scheduleAsyncDeliverMaxResendNum2Blocked"`
+
+	// 5.x controller mode (store/ha/autoswitch), not in 4.9.8; defaults
+	// from 5.3.3's MessageStoreConfig.
+
+	// StorePathEpochFile: Java default null (<storePathRootDir>/epochFileCheckpoint).
+	StorePathEpochFile string `prop:"storePathEpochFile"`
+	// AllAckInSyncStateSet: Java default false. A waiting put on a
+	// controller-mode master is acknowledged only when every SyncStateSet
+	// member holds it.
+	AllAckInSyncStateSet bool `prop:"allAckInSyncStateSet,important"`
+	// MinInSyncReplicas: Java default 1 (the master counts).
+	MinInSyncReplicas int `prop:"minInSyncReplicas,important"`
+	// InSyncReplicas: Java default 1; accepted, not used (5.x ignores it
+	// when allAckInSyncStateSet is set).
+	InSyncReplicas int `prop:"inSyncReplicas,important"`
+	// TotalReplicas: Java default 1; accepted, not used.
+	TotalReplicas int `prop:"totalReplicas,important"`
+	// HAMaxTimeSlaveNotCatchup: Java default 1000 * 15. A SyncStateSet
+	// member that has not caught up with the master for this long is
+	// shrunk out of the set.
+	HAMaxTimeSlaveNotCatchup int64 `prop:"haMaxTimeSlaveNotCatchup"`
+	// SyncFromLastFile: Java default false. An empty replica starts from
+	// the master's last CommitLog file instead of its first.
+	SyncFromLastFile bool `prop:"syncFromLastFile"`
+	// AsyncLearner: Java default false. The replica never joins the
+	// SyncStateSet.
+	AsyncLearner bool `prop:"asyncLearner"`
 }
 
 // NewMessageStoreConfig returns the 4.9.8 defaults.
@@ -251,6 +278,10 @@ func NewMessageStoreConfig() *MessageStoreConfig {
 		MaxLMQConsumeQueueNum:                    20000,
 		ScheduleAsyncDeliverMaxPendingLimit:      2000,
 		ScheduleAsyncDeliverMaxResendNum2Blocked: 3,
+		MinInSyncReplicas:                        1,
+		InSyncReplicas:                           1,
+		TotalReplicas:                            1,
+		HAMaxTimeSlaveNotCatchup:                 1000 * 15,
 	}
 }
 
@@ -291,6 +322,15 @@ func (c *MessageStoreConfig) CheckpointPath() string {
 
 // AbortPath is <root>/abort.
 func (c *MessageStoreConfig) AbortPath() string { return filepath.Join(c.StorePathRootDir, "abort") }
+
+// EpochFilePath is storePathEpochFile, or <root>/epochFileCheckpoint when
+// unset (5.x getStorePathEpochFile).
+func (c *MessageStoreConfig) EpochFilePath() string {
+	if c.StorePathEpochFile != "" {
+		return c.StorePathEpochFile
+	}
+	return filepath.Join(c.StorePathRootDir, "epochFileCheckpoint")
+}
 
 // LockPath is <root>/lock.
 func (c *MessageStoreConfig) LockPath() string { return filepath.Join(c.StorePathRootDir, "lock") }

@@ -115,7 +115,8 @@ type DefaultMessageStore struct {
 	reput            *reputService
 	stats            *storeStats
 	clean            *cleanService
-	live             liveCfg // settings UPDATE_BROKER_CONFIG changed (liveconfig.go)
+	live             liveCfg  // settings UPDATE_BROKER_CONFIG changed (liveconfig.go)
+	role             liveRole // the live brokerRole (role.go)
 
 	services []*service.Service // started in Start, stopped in reverse
 	started  atomic.Bool
@@ -147,6 +148,7 @@ func Open(cfg *MessageStoreConfig, lg *zap.Logger, opts ...Option) (*DefaultMess
 	if s.opts.totalMemory <= 0 {
 		s.opts.totalMemory = totalPhysicalMemory()
 	}
+	s.role.init(s.opts.brokerID)
 	if err := s.open(); err != nil {
 		if s.cl != nil {
 			_ = s.cl.Shutdown(context.Background())
@@ -347,7 +349,11 @@ func (s *DefaultMessageStore) Start() error {
 	s.services = []*service.Service{
 		s.reput.svc,
 		service.New("flushConsumeQueueService", time.Duration(s.cfg.FlushIntervalConsumeQueue)*time.Millisecond, s.flushConsumeQueue),
-		service.New("storeStatsService", time.Second, func(context.Context) { s.stats.sample(s.opts.now()) }),
+		service.New("storeStatsService", time.Second, func(context.Context) {
+			for _, l := range s.stats.sample(s.opts.now()) {
+				s.lg.Info(l) // store.log, as StoreStatsService.printTps
+			}
+		}),
 		service.New("diskCheckService", s.opts.diskCheckInterval, func(context.Context) { s.clean.isSpaceFull() }),
 		s.clean.svc,
 	}

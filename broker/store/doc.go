@@ -59,10 +59,13 @@
 //   - Readers hold mapped files while reading (mmap refcounts); results
 //     handed to callers are copies and need no release, except
 //     GetCommitLogData's Buffer.
-//   - Every write is refused with SERVICE_NOT_AVAILABLE on a slave, before
-//     Start, after Shutdown, and while the disk-full (or queue/index error)
-//     flag is set; OS_PAGECACHE_BUSY when an append holds the lock longer
-//     than osPageCacheBusyTimeOutMills.
+//   - Every write is refused with SERVICE_NOT_AVAILABLE on a slave (the live
+//     role, role.go: brokerRole until SetBrokerRole switches it), while
+//     fenced, before Start, after Shutdown, and while the disk-full (or
+//     queue/index error) flag is set; OS_PAGECACHE_BUSY when an append
+//     holds the lock longer than osPageCacheBusyTimeOutMills.
+//   - A dispatch pass and a CommitLog truncation never overlap
+//     (reputService.mu): no unit or reput offset survives beyond a cut.
 //   - The dispatcher never skips a record whose consume-queue unit cannot
 //     be written: it retries it (dispatch_stall.go); after 30 failures the
 //     queue error flag refuses writes until a retry succeeds.

@@ -232,7 +232,7 @@ func (s *DefaultMessageStore) isTheBatchFull(sizePy, maxMsgNums int32, bufferTot
 // nextOffsetCorrection moves a client only on a master (or with
 // offsetCheckInSlave).
 func (s *DefaultMessageStore) nextOffsetCorrection(oldOffset, newOffset int64) int64 {
-	if s.cfg.BrokerRole != Slave || s.cfg.OffsetCheckInSlave {
+	if !s.isSlave() || s.cfg.OffsetCheckInSlave {
 		return newOffset
 	}
 	return oldOffset

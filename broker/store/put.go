@@ -66,8 +66,11 @@ func (s *DefaultMessageStore) checkStoreStatus() commitlog.PutMessageStatus {
 	case s.shutdown.Load() || !s.started.Load():
 		s.lg.Debug("message store has shutdown, so putMessage is forbidden")
 		return commitlog.ServiceNotAvailable
-	case s.cfg.BrokerRole == Slave:
+	case s.isSlave():
 		s.lg.Debug("broke role is slave, so putMessage is forbidden")
+		return commitlog.ServiceNotAvailable
+	case s.role.fenced.Load():
+		s.lg.Debug("the message store is fenced, so putMessage is forbidden")
 		return commitlog.ServiceNotAvailable
 	case !s.flags.isWriteable():
 		s.lg.Debug("the message store is not writable", zap.Int32("flagBits", s.flags.bits.Load()))
@@ -121,6 +124,10 @@ func (s *DefaultMessageStore) PutMessageAsync(m *message.MessageExt, done func(c
 		done(commitlog.PutMessageResult{Status: st})
 		return
 	}
+	if st := s.checkInSyncReplicas(m); st != commitlog.PutOK {
+		done(commitlog.PutMessageResult{Status: st})
+		return
+	}
 	begin := time.Now()
 	topic := m.Topic
 	s.cl.PutMessageAsync(m, s.afterPut(begin, topic, done))
@@ -150,6 +157,10 @@ func (s *DefaultMessageStore) PutMessagesAsync(ms []*message.MessageExt, done fu
 	topic := ""
 	if len(ms) > 0 {
 		topic = ms[0].Topic
+		if st := s.checkInSyncReplicas(ms[0]); st != commitlog.PutOK {
+			done(commitlog.PutMessageResult{Status: st})
+			return
+		}
 	}
 	s.cl.PutMessagesAsync(ms, s.afterPut(time.Now(), topic, done))
 	s.reput.svc.Wakeup()
@@ -215,6 +226,12 @@ func (s *DefaultMessageStore) AppendToCommitLog(startOffset int64, data []byte) 
 // units and index entries pointing there, and rebuilds the queue offset
 // table; the dispatcher restarts at offset if it was beyond.
 func (s *DefaultMessageStore) TruncateCommitLog(offset int64) error {
+	s.reput.mu.Lock() // no dispatch pass runs over the tail being dropped
+	defer s.reput.mu.Unlock()
+	return s.truncateCommitLogLocked(offset)
+}
+
+func (s *DefaultMessageStore) truncateCommitLogLocked(offset int64) error {
 	if err := s.cl.Truncate(offset); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ package store
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,15 +23,22 @@ import (
 const reputInterval = 10 * time.Millisecond
 
 // reputService turns new CommitLog records into consume-queue units and
-// index entries. Only its goroutine (or Start, before it runs) calls doReput.
+// index entries. Its goroutine (or Start, before it runs) calls doReput;
+// SettleReplicatedTail runs passes too, serialised by mu.
 type reputService struct {
 	s    *DefaultMessageStore
 	svc  *service.Service
 	from atomic.Int64 // reputFromOffset: next CommitLog offset to dispatch
 
 	// stall is the failed dispatch being retried, nil while dispatch keeps
-	// up. Only the dispatcher goroutine writes it; RuntimeInfo reads it.
+	// up. Only dispatch passes (under mu) write it; RuntimeInfo reads it.
 	stall atomic.Pointer[dispatchStall]
+
+	// mu is held by each dispatch pass and by CommitLog truncation, so a
+	// pass never writes units of a tail being truncated nor moves from
+	// past the truncation point afterwards. Only truncation (a role switch,
+	// rare) contends with the dispatcher.
+	mu sync.Mutex
 }
 
 func newReputService(s *DefaultMessageStore) *reputService {
@@ -67,6 +75,13 @@ func (r *reputService) drain(ctx context.Context) {
 // reput offset (Java doReput). It reports whether progress was made and
 // more may be readable.
 func (r *reputService) doReput() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.doReputLocked()
+}
+
+// doReputLocked is doReput with r.mu held.
+func (r *reputService) doReputLocked() bool {
 	s := r.s
 	if from, minOff := r.from.Load(), s.cl.MinOffset(); from < minOff {
 		s.lg.Warn("reputFromOffset is smaller than minPyOffset, dispatch fell behind expired files",
@@ -93,7 +108,7 @@ func (r *reputService) doReput() bool {
 func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 	s := r.s
 	start := r.from.Load()
-	withProps := s.cfg.BrokerRole != Slave && s.opts.listener != nil
+	withProps := !s.isSlave() && s.opts.listener != nil
 	read := 0
 	for read < len(buf.Bytes) {
 		v, st := parseRecord(buf.Bytes[read:], false)
@@ -110,7 +125,7 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 			r.notify(&d)
 			read += int(v.size)
 			r.from.Store(buf.StartOffset + int64(read))
-			if s.cfg.BrokerRole == Slave {
+			if s.isSlave() {
 				s.stats.addPut(d.Topic, int64(v.size))
 			}
 		case recordBlank: // the rest of the file is unused
@@ -123,7 +138,7 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 		default:
 			// Unreadable record: a slave waits for the rest of a partly
 			// replicated record; a master skips the rest of the buffer.
-			if s.opts.brokerID == 0 && s.cfg.BrokerRole != Slave {
+			if s.isDispatchMaster() {
 				s.lg.Error("dispatch message to consume queue error", zap.Int64("commitLogOffset", r.from.Load()))
 				r.from.Store(buf.StartOffset + int64(len(buf.Bytes)))
 				return true
@@ -138,7 +153,7 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 // offset, for every record as Java does.
 func (r *reputService) notify(d *commitlog.DispatchRequest) {
 	s := r.s
-	if s.cfg.BrokerRole == Slave || s.opts.listener == nil {
+	if s.isSlave() || s.opts.listener == nil {
 		return
 	}
 	s.opts.listener.Arriving(d.Topic, d.QueueID, d.ConsumeQueueOffset+1, d.TagsCode, d.StoreTimestamp, nil, d.Properties)
@@ -198,7 +213,7 @@ func (s *DefaultMessageStore) putMessagePositionInfo(d *commitlog.DispatchReques
 		}
 		return err
 	}
-	if s.cfg.BrokerRole == Slave {
+	if s.isSlave() {
 		s.ckpt.SetPhysicMsgTimestamp(d.StoreTimestamp)
 	}
 	s.ckpt.SetLogicsMsgTimestamp(d.StoreTimestamp)

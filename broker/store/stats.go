@@ -158,8 +158,11 @@ func (st *storeStats) addPut(_ string, size int64) {
 	st.putSize.Add(size)
 }
 
-// sample takes the 1 s snapshot used by the TPS figures.
-func (st *storeStats) sample(now time.Time) {
+// sample takes the 1 s snapshot used by the TPS figures. Once a minute it
+// also starts a new put-latency generation and returns StoreStatsService's
+// printTps lines about the minute that ended, for the caller to log
+// (outside any lock).
+func (st *storeStats) sample(now time.Time) []string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.samples = append(st.samples, snapshot{ms: now.UnixMilli(), put: st.putTimes.Load(),
@@ -167,11 +170,37 @@ func (st *storeStats) sample(now time.Time) {
 	if len(st.samples) > maxSamples+1 {
 		st.samples = st.samples[1:]
 	}
-	if now.Sub(st.lastPrint) > time.Minute {
-		st.lastPrint = now
-		st.lastPut.Store(st.curPut.Swap(newPutGeneration()))
+	if now.Sub(st.lastPrint) <= time.Minute {
+		return nil
 	}
+	st.lastPrint = now
+	tps := func(field func(snapshot) int64) string {
+		if v, ok := st.tps(printTPSInterval, field); ok {
+			return javaDouble(v)
+		}
+		return ""
+	}
+	lines := []string{fmt.Sprintf("[STORETPS] put_tps %s get_found_tps %s get_miss_tps %s get_transfered_tps %s",
+		tps(func(x snapshot) int64 { return x.put }), tps(func(x snapshot) int64 { return x.getFound }),
+		tps(func(x snapshot) int64 { return x.getMiss }), tps(func(x snapshot) int64 { return x.transfers }))}
+	ended := st.curPut.Swap(newPutGeneration())
+	st.lastPut.Store(ended)
+	for _, px := range []float64{0.99, 0.999} {
+		lines = append(lines, fmt.Sprintf("findPutMessageEntireTimePX %s=%.2fms cost 0ms", javaDouble(px), ended.percentile(px)))
+	}
+	var dist strings.Builder
+	total := int64(0)
+	for i, d := range putTimeDesc {
+		n := ended.dist[i].Load()
+		total += n
+		fmt.Fprintf(&dist, "%s:%d ", d, n)
+	}
+	return append(lines, fmt.Sprintf("[PAGECACHERT] TotalPut %d, PutMessageDistributeTime %s", total, dist.String()))
 }
+
+// printTPSInterval is StoreStatsService.printTPSInterval: the [STORETPS]
+// rates are over the last 60 samples.
+const printTPSInterval = 60
 
 // tps is the rate of field over the last n samples ("" when fewer).
 func (st *storeStats) tps(n int, field func(snapshot) int64) (float64, bool) {

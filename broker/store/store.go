@@ -74,6 +74,23 @@ type MessageStore interface {
 	// CommitLog exposes the CommitLog (HA registers its ReplicaWaiter).
 	CommitLog() *commitlog.CommitLog
 
+	// BrokerRole is the live role (role.go): brokerRole at start, then
+	// what SetBrokerRole set (controller mode).
+	BrokerRole() BrokerRole
+	// SetBrokerRole switches the live role; a SLAVE refuses puts.
+	SetBrokerRole(r BrokerRole) error
+	// SettleReplicatedTail dispatches what was replicated, drops a torn
+	// tail and rebuilds the queue offset table before the store acts as a
+	// master; it returns the CommitLog max offset.
+	SettleReplicatedTail() (int64, error)
+	// SetFenced refuses puts (SERVICE_NOT_AVAILABLE) while on.
+	SetFenced(on bool)
+	// IsFenced reports whether puts are fenced.
+	IsFenced() bool
+	// SetInSyncReplicasCheck installs the minInSyncReplicas gate of a
+	// controller-mode SYNC_MASTER (nil: none).
+	SetInSyncReplicasCheck(f func() bool)
+
 	DispatchBehindBytes() int64
 	// Flush flushes the CommitLog and returns the flushed offset.
 	Flush() int64

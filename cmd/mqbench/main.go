@@ -67,6 +67,12 @@ type options struct {
 	warmup       time.Duration
 	topics       int
 	conns        int
+	connections  int
+	broker       string
+	listen       string
+	ser          string
+	results      string
+	points       string
 }
 
 func parseFlags() *options {
@@ -74,7 +80,7 @@ func parseFlags() *options {
 	flag.StringVar(&o.namesrv, "n", os.Getenv("NAMESRV_ADDR"), "name server address (loopback only; ignored with -embedded)")
 	flag.StringVar(&o.topic, "t", "BenchmarkTest", "topic")
 	flag.StringVar(&o.group, "g", "benchmark_consumer", "consumer group (consumer mode)")
-	flag.StringVar(&o.mode, "mode", "producer", "producer, consumer or both")
+	flag.StringVar(&o.mode, "mode", "producer", "producer, consumer or both; lean modes (see leanmode.go): send, pull, echo, echo-server")
 	flag.StringVar(&o.client, "client", "raw", "go (rocketmq-client-go/v2) or raw (this repo's remoting client)")
 	flag.IntVar(&o.threads, "w", 64, "sending threads (consumer: pulling goroutines for -client raw)")
 	flag.IntVar(&o.size, "s", 128, "message body size in bytes")
@@ -98,7 +104,18 @@ func parseFlags() *options {
 	flag.DurationVar(&o.warmup, "warmup", 0, "producer: send unmeasured for this long first (file allocation, JIT-like warm-up)")
 	flag.IntVar(&o.topics, "topics", 0, "many-topics mode: this many topics of -queues queues, raw async sends over -conns connections × -inflight (see topics.go)")
 	flag.IntVar(&o.conns, "conns", 16, "-topics mode: connections to the broker")
+	flag.IntVar(&o.connections, "c", 16, "lean modes (send, pull, echo): connections")
+	flag.StringVar(&o.broker, "broker", "", "lean modes: server address (default: the name server's first master; echo: an in-process echo server)")
+	flag.StringVar(&o.listen, "listen", "127.0.0.1:0", "echo-server mode: listen address")
+	flag.StringVar(&o.ser, "ser", "JSON", "lean send: header serialize type, JSON or ROCKETMQ")
+	flag.StringVar(&o.results, "results", "", "versus-table mode: the results directory of versus.sh")
+	flag.StringVar(&o.points, "points", "1x1 16x1 4x16 16x16 64x16", "versus-table mode: the points, in order")
 	flag.Parse()
+	topicSet := false
+	flag.Visit(func(f *flag.Flag) { topicSet = topicSet || f.Name == "t" })
+	if leanModes[o.mode] && !topicSet {
+		o.topic = leanTopic // BenchmarkTest is a system topic to a 4.9.8 broker: not creatable
+	}
 	o.duration = min(o.duration, 10*time.Minute)
 	return o
 }
@@ -112,6 +129,10 @@ func main() {
 }
 
 func run(o *options) error {
+	if o.mode == "versus-table" {
+		writeVersusTable(os.Stdout, o.results, strings.Fields(o.points))
+		return nil
+	}
 	if o.embedded {
 		e, err := startEmbedded(o)
 		if err != nil {
@@ -120,17 +141,20 @@ func run(o *options) error {
 		defer e.stop()
 		o.namesrv = e.namesrvAddr
 	}
-	if o.namesrv == "" {
+	lean := leanModes[o.mode]
+	if o.namesrv == "" && !lean {
 		return fmt.Errorf("no name server: set -n, NAMESRV_ADDR or -embedded")
 	}
-	if !loopback(o.namesrv) {
+	if o.namesrv != "" && !loopback(o.namesrv) {
 		return fmt.Errorf("name server %s is not a loopback address", o.namesrv)
 	}
 	if o.pid == 0 {
 		o.pid = os.Getpid()
 	}
-	fmt.Printf("topic: %s mode: %s client: %s threads: %d messageSize: %d batch: %d async: %v keyEnable: %v tagCount: %d namesrv: %s\n",
-		o.topic, o.mode, o.client, o.threads, o.size, o.batch, o.async, o.keys, o.tagCount, o.namesrv)
+	if !lean {
+		fmt.Printf("topic: %s mode: %s client: %s threads: %d messageSize: %d batch: %d async: %v keyEnable: %v tagCount: %d namesrv: %s\n",
+			o.topic, o.mode, o.client, o.threads, o.size, o.batch, o.async, o.keys, o.tagCount, o.namesrv)
+	}
 	if o.cpuProfile != "" {
 		if f, err := os.Create(o.cpuProfile); err == nil {
 			_ = pprof.StartCPUProfile(f)
@@ -139,6 +163,9 @@ func run(o *options) error {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
+	if lean {
+		return runLean(ctx, o, os.Stdout)
+	}
 	return runMode(ctx, o)
 }
 

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -34,6 +35,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	printAll := fs.Bool("p", false, "Print all config item")
 	printImportant := fs.Bool("m", false, "Print important config item")
 	nsAddr := fs.String("n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
+	cpuProfile := fs.String("cpuprofile", "", "Write a Go CPU profile of the whole run to this file (not in Java)")
 	args, defines := props.SplitDefines(args)
 	logOpts := logging.Options{Role: logging.RoleBroker, Stderr: stderr}
 	logOpts.RegisterFlags(fs)
@@ -46,7 +48,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	cfgs := broker.NewStartupConfigs()
 	tc := remoting.NewTLSConfig()
 	fileLogs := logOpts.FileOptions()
-	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc, fileLogs)...)
+	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc, fileLogs, &cfgs.Broker.Metrics)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
@@ -80,6 +82,14 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	defer func() { _ = lg.Sync(); _ = closeLogs() }()
+	if *cpuProfile != "" {
+		stopProfile, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			lg.Error("cpu profile failed", zap.Error(err))
+			return 1
+		}
+		defer stopProfile()
+	}
 	if cfgs.Broker.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java broker")
 	}
@@ -111,6 +121,20 @@ func serve(cfgs *broker.StartupConfigs, lg *zap.Logger, stdout io.Writer, stop <
 	case <-stop:
 	}
 	return shutdown(b, lg)
+}
+
+// startCPUProfile profiles the process into path until the returned func
+// is called.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }, nil
 }
 
 func shutdown(b *broker.Broker, lg *zap.Logger) int {

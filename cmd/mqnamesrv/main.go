@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/rocketmq-go/rmq/controller"
 	"github.com/rocketmq-go/rmq/internal/logging"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/tlsconfig"
@@ -37,6 +38,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	printAll := fs.Bool("p", false, "Print all config items")
 	printImportant := fs.Bool("m", false, "Print important config items")
 	nsAddr := fs.String("n", "", "Name server address list, eg: 192.168.0.1:9876;192.168.0.2:9876")
+	consoleAddr := fs.String("console", "", "Serve the read-only web console on this address, eg: 127.0.0.1:8080 (consoleListenAddr)")
 	args, defines := props.SplitDefines(args)
 	logOpts := logging.Options{Role: logging.RoleNamesrv, Stderr: stderr}
 	logOpts.RegisterFlags(fs)
@@ -46,18 +48,22 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		}
 		return 1
 	}
-	cfg, netty := namesrv.NewNamesrvConfig(), namesrv.NewNettyServerConfig()
+	cfg, netty, ccfg := namesrv.NewNamesrvConfig(), namesrv.NewNettyServerConfig(), controller.NewConfig()
 	netty.TLS = remoting.NewTLSConfig()
 	fileLogs := logOpts.FileOptions()
-	fileProps, err := loadFile(*confFile, stdout, stderr, cfg, netty, fileLogs)
+	fileProps, err := loadFile(*confFile, stdout, stderr, cfg, netty, ccfg, fileLogs)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
 	}
 	tlsconfig.Apply(netty.TLS, defines, stderr)
 	logOpts.ApplyFile(fileLogs, fs)
+	if *consoleAddr != "" {
+		cfg.ConsoleListenAddr = *consoleAddr
+	}
 	if *printAll || *printImportant {
 		props.Print(stdout, *printImportant && !*printAll, cfg, netty)
+		printController(stdout, *printImportant && !*printAll, cfg, ccfg)
 		return 0
 	}
 	if *nsAddr != "" {
@@ -73,17 +79,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	if cfg.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java name server")
 	}
-	return serve(cfg, netty, fileProps, lg, stdout, stop)
+	return serve(cfg, netty, ccfg, fileProps, lg, stdout, stop)
 }
 
 // loadFile binds the -c properties file onto the configs, as Java does,
 // its tls.* keys onto netty.TLS (which Java reads as -D options only) and
 // our logging keys.
-func loadFile(path string, stdout, stderr io.Writer, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, logs *logging.FileOptions) (map[string]string, error) {
+func loadFile(path string, stdout, stderr io.Writer, cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, ccfg *controller.Config, logs *logging.FileOptions) (map[string]string, error) {
 	if path == "" {
 		return nil, nil
 	}
-	m, err := props.LoadFile(path, stderr, cfg, netty, netty.TLS, logs)
+	m, err := props.LoadFile(path, stderr, cfg, netty, netty.TLS, ccfg, logs, &cfg.Metrics)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +98,7 @@ func loadFile(path string, stdout, stderr io.Writer, cfg *namesrv.NamesrvConfig,
 	return m, nil
 }
 
-func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, fileProps map[string]string, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {
+func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, ccfg *controller.Config, fileProps map[string]string, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {
 	ns, err := namesrv.New(cfg, netty, lg)
 	if err != nil {
 		lg.Error("create name server failed", zap.Error(err))
@@ -103,7 +109,16 @@ func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, filePr
 		lg.Error("start name server failed", zap.Error(err))
 		return 255
 	}
+	stopController, err := startController(cfg, ccfg, lg)
+	if err != nil {
+		lg.Error("start controller failed", zap.Error(err))
+		_ = ns.Shutdown(context.Background())
+		return 255
+	}
 	fmt.Fprintln(stdout, "The Name Server boot success. serializeType=JSON")
+	if a := ns.ConsoleAddr(); a != nil {
+		fmt.Fprintf(stdout, "Console on http://%s/\n", a)
+	}
 	if started != nil {
 		started(ns)
 	}
@@ -115,7 +130,7 @@ func serve(cfg *namesrv.NamesrvConfig, netty *remoting.NettyServerConfig, filePr
 	}
 	sctx, scancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer scancel()
-	if err := ns.Shutdown(sctx); err != nil {
+	if err := errors.Join(stopController(sctx), ns.Shutdown(sctx)); err != nil {
 		lg.Error("shutdown failed", zap.Error(err))
 		return 1
 	}

@@ -2,7 +2,7 @@
 // an embedded default configuration: the name server on 9876, the broker on
 // 10911 (fast port 10909) storing under ~/store, registered with the
 // embedded name server. -c applies a broker.conf over the defaults; -nsport
-// moves the name server (0: any free port).
+// moves the name server (0: any free port); -console serves the web console.
 package main
 
 import (
@@ -36,6 +36,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs.SetOutput(stderr)
 	confFile := fs.String("c", "", "Broker config properties file applied over the embedded defaults")
 	nsPort := fs.Int("nsport", namesrv.DefaultListenPort, "Name server listen port (0: any free port)")
+	consoleAddr := fs.String("console", "", "Serve the read-only web console on this address, eg: 127.0.0.1:8080")
 	args, defines := props.SplitDefines(args)
 	logOpts := logging.Options{Role: logging.RoleBroker, Stderr: stderr}
 	logOpts.RegisterFlags(fs)
@@ -48,7 +49,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	cfgs := broker.NewStartupConfigs()
 	tc := remoting.NewTLSConfig()
 	fileLogs := logOpts.FileOptions()
-	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc, fileLogs)...)
+	fileProps, err := props.LoadFile(*confFile, stderr, append(cfgs.Targets(), tc, fileLogs, &cfgs.Broker.Metrics)...)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 255
@@ -71,7 +72,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	defer func() { _ = lg.Sync(); _ = closeLogs() }()
-	ns, err := startNamesrv(*nsPort, cfgs.Store.StorePathRootDir, tc, lg.Named("namesrv"))
+	ns, err := startNamesrv(*nsPort, *consoleAddr, cfgs.Store.StorePathRootDir, tc, lg.Named("namesrv"))
 	if err != nil {
 		lg.Error("start name server failed", zap.Error(err))
 		return 255
@@ -79,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	defer shutdown("name server", ns.Shutdown, lg)
 	nsAddr := "127.0.0.1:" + strconv.Itoa(ns.Addr().(*net.TCPAddr).Port)
 	fmt.Fprintf(stdout, "The Name Server boot success. serializeType=JSON, listening on %s\n", nsAddr)
+	if a := ns.ConsoleAddr(); a != nil {
+		fmt.Fprintf(stdout, "Console on http://%s/\n", a)
+	}
 	if cfgs.Broker.NamesrvAddr == "" {
 		cfgs.Broker.NamesrvAddr = nsAddr
 	}
@@ -104,8 +108,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 }
 
 // startNamesrv starts the embedded name server, its KV config beside the store.
-func startNamesrv(port int, storeRoot string, tc *remoting.TLSConfig, lg *zap.Logger) (*namesrv.Namesrv, error) {
+func startNamesrv(port int, consoleAddr, storeRoot string, tc *remoting.TLSConfig, lg *zap.Logger) (*namesrv.Namesrv, error) {
 	cfg := namesrv.NewNamesrvConfig()
+	cfg.ConsoleListenAddr = consoleAddr
 	cfg.KVConfigPath = filepath.Join(storeRoot, "namesrv", "kvConfig.json")
 	srv := namesrv.NewNettyServerConfig()
 	srv.ListenPort = port

@@ -23,10 +23,12 @@ var rules = []rule{
 	{"remoting/codec", []string{"remoting/header", "remoting/body", "broker", "namesrv", "internal/", "go.uber.org/zap", "github.com/panjf2000/gnet"}},
 	{"remoting/header", []string{"broker", "namesrv", "github.com/panjf2000/gnet"}},
 	{"remoting/body", []string{"broker", "namesrv", "github.com/panjf2000/gnet"}},
-	{"remoting", []string{"broker", "namesrv"}},
+	{"remoting", []string{"broker", "namesrv", "github.com/prometheus"}}, // metrics reach remoting only through RPCObserver
+	{"internal/metrics", []string{"broker", "namesrv"}},
 	{"broker/store", []string{"remoting", "namesrv", "broker/ha", "broker/client", "broker/filter", "broker/topic", "broker/offset", "broker/subscription", "broker/outapi", "broker/longpoll"}},
 	{"broker/ha", []string{"namesrv", "broker/outapi", "broker/client"}},
-	{"namesrv", []string{"broker"}},
+	{"namesrv", []string{"broker", "controller"}},
+	{"controller", []string{"broker", "namesrv"}},
 	{"broker", []string{"namesrv"}},
 }
 

@@ -50,6 +50,7 @@ type CommitLog struct {
 	maxMsgSize      atomic.Int64 // live maxMessageSize (maxsize.go); 0: cfg's
 	closed          atomic.Bool
 	replica         atomic.Pointer[replicaBox]
+	syncMaster      atomic.Bool // live brokerRole == SYNC_MASTER (role.go)
 
 	flusher      *service.Service // ASYNC_FLUSH: FlushRealTimeService
 	group        *groupCommit     // SYNC_FLUSH: GroupCommitService
@@ -76,6 +77,7 @@ func New(cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger) (*CommitLog
 		q:               mmap.NewMappedFileQueue(cfg.Dir, cfg.FileSize, queueOptions(cfg), lg),
 		topicQueueTable: map[string]*int64{},
 	}
+	c.syncMaster.Store(cfg.SyncMaster)
 	if cfg.SyncFlush {
 		c.group = newGroupCommit(c)
 	} else {

@@ -10,7 +10,7 @@ package commitlog
 // It lets a broker service that wrote a record and got an unconfirmed
 // answer wait again for that same record instead of writing it twice.
 func (c *CommitLog) AwaitConfirmed(end int64) PutMessageStatus {
-	needFlush, needReplica := c.group != nil, c.cfg.SyncMaster
+	needFlush, needReplica := c.group != nil, c.isSyncMaster()
 	if !needFlush && !needReplica {
 		return PutOK
 	}

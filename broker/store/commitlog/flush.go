@@ -42,7 +42,7 @@ func (c *CommitLog) waitNeeds(m *message.MessageExt) (needFlush, needReplica boo
 	if c.group != nil && !wait {
 		c.group.svc.Wakeup()
 	}
-	return c.group != nil && wait, c.cfg.SyncMaster && wait
+	return c.group != nil && wait, c.isSyncMaster() && wait
 }
 
 // handleDiskFlushAndHA completes a successful append: SYNC_FLUSH waits for

@@ -15,12 +15,15 @@ const (
 	PropertiesSizeExceeded
 	OSPageCacheBusy
 	UnknownError
+	// InSyncReplicasNotEnough (5.x): a controller-mode SYNC_MASTER has
+	// fewer in-sync replicas than minInSyncReplicas; nothing was written.
+	InSyncReplicasNotEnough
 )
 
 var putStatusNames = [...]string{
 	"PUT_OK", "FLUSH_DISK_TIMEOUT", "FLUSH_SLAVE_TIMEOUT", "SLAVE_NOT_AVAILABLE",
 	"SERVICE_NOT_AVAILABLE", "CREATE_MAPEDFILE_FAILED", "MESSAGE_ILLEGAL",
-	"PROPERTIES_SIZE_EXCEEDED", "OS_PAGECACHE_BUSY", "UNKNOWN_ERROR",
+	"PROPERTIES_SIZE_EXCEEDED", "OS_PAGECACHE_BUSY", "UNKNOWN_ERROR", "IN_SYNC_REPLICAS_NOT_ENOUGH",
 }
 
 func (s PutMessageStatus) String() string {
