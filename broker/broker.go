@@ -362,8 +362,8 @@ func (b *Broker) initServers() error {
 // the fast server too (Java registers everything there except PULL_MESSAGE
 // and LITE_PULL_MESSAGE). Processors registered on Pools.Send, Pools.Pull,
 // Pools.Heartbeat or Pools.EndTransaction run behind that pool's
-// timedExecutor (BrokerFastFailure): the pool itself only stamps and queues
-// the request, the executor's workers (same count) run the processor.
+// timedExecutor (BrokerFastFailure): the event loop only stamps and queues
+// the request, the executor's workers (the pool's count) run the processor.
 func (b *Broker) registerProcessor(code int32, p remoting.Processor, pool *remoting.Pool, onFastPort bool) {
 	p = b.withACL(p) // checked where Java runs its RPC hooks: on the executor
 	if tp := b.timedPools[pool]; tp != nil {

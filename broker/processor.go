@@ -94,7 +94,7 @@ func topicConfigString(tc *body.TopicConfig) string {
 // answers SYSTEM_BUSY for requests that waited longer than the configured
 // time, or for every queued send while the OS page cache is busy. The
 // remoting pool cannot tell how long a task waited, so processors that need
-// this run behind a timedExecutor: the pool worker only stamps and queues
+// this run behind a timedExecutor: the event loop only stamps and queues
 // (timed), a timedExecutor worker runs the real processor.
 type timedExecutor struct {
 	name    string
@@ -174,12 +174,13 @@ func (q *timedExecutor) popExpired(now time.Time, all bool) (*timedTask, int) {
 	return t, len(q.queue)
 }
 
-// timed wraps p so that it runs on q: the transport's pool worker only
-// queues the request. A request refused by q (full) gets Java's OVERLOAD
-// answer; reject, when it reports true at intake, answers REJECTREQUEST
-// (Java's processor.rejectRequest()).
+// timed wraps p so that it runs on q. Queueing never blocks, so it runs
+// inline on the event loop that read the request (no hop through the
+// remoting pool, whose worker would only have queued it here). A request
+// refused by q (full) gets Java's OVERLOAD answer; reject, when it reports
+// true at intake, answers REJECTREQUEST (Java's processor.rejectRequest()).
 func (b *Broker) timed(q *timedExecutor, p remoting.Processor, reject func() bool) remoting.Processor {
-	return remoting.ProcessorFunc(func(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	return remoting.InlineProcessorFunc(func(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 		if reject != nil && reject() {
 			return nil, wireError(code.SystemBusy, remarkRejectRequest)
 		}

@@ -69,45 +69,47 @@ func (b *Broker) processSend(ctx *remoting.Context, req *codec.RemotingCommand) 
 func (b *Broker) newSendResponse(c int32, remark string) *codec.RemotingCommand {
 	cfg := b.Config()
 	resp := codec.NewResponse(c, remark)
-	resp.SetExt(message.PropertyMsgRegion, cfg.RegionID)
-	resp.SetExt(message.PropertyTraceSwitch, strconv.FormatBool(cfg.TraceOn))
+	// Sized for the stored answer's msgId, queueId and queueOffset too.
+	resp.ExtFields = make(map[string]string, 5)
+	resp.ExtFields[message.PropertyMsgRegion] = cfg.RegionID
+	resp.ExtFields[message.PropertyTraceSwitch] = strconv.FormatBool(cfg.TraceOn)
 	return resp
 }
 
 // preSend is SendMessageProcessor.preSend + msgCheck: it returns the topic
 // config to write to, or an error response.
-func (b *Broker) preSend(ctx *remoting.Context, h *header.SendMessageRequestHeader) (*sendTarget, *codec.RemotingCommand) {
+func (b *Broker) preSend(ctx *remoting.Context, h *header.SendMessageRequestHeader) (sendTarget, *codec.RemotingCommand) {
 	cfg := b.Config()
 	if start := cfg.StartAcceptSendRequestTimeStamp; b.store.Now() < start {
-		return nil, b.newSendResponse(code.SystemError, "broker unable to service, until "+humanTime2(start))
+		return sendTarget{}, b.newSendResponse(code.SystemError, "broker unable to service, until "+humanTime2(start))
 	}
 	if !b.brokerWritable() && b.topics.IsOrderTopic(h.Topic) {
-		return nil, b.newSendResponse(code.NoPermission, "the broker["+cfg.BrokerIP1+"] sending message is forbidden")
+		return sendTarget{}, b.newSendResponse(code.NoPermission, "the broker["+cfg.BrokerIP1+"] sending message is forbidden")
 	}
 	if err := topic.ValidateTopic(h.Topic); err != nil {
-		return nil, b.validationResponse(err)
+		return sendTarget{}, b.validationResponse(err)
 	}
 	if err := topic.CheckSendAllowed(h.Topic); err != nil {
-		return nil, b.validationResponse(err)
+		return sendTarget{}, b.validationResponse(err)
 	}
 	tc := b.topics.SelectTopicConfig(h.Topic)
 	if tc == nil {
 		tc = b.autoCreateTopic(ctx, h)
 		if tc == nil {
-			return nil, b.newSendResponse(code.TopicNotExist, "topic["+h.Topic+"] not exist, apply first please!"+faqSuffix)
+			return sendTarget{}, b.newSendResponse(code.TopicNotExist, "topic["+h.Topic+"] not exist, apply first please!"+faqSuffix)
 		}
 	}
 	if valid := max(tc.WriteQueueNums, tc.ReadQueueNums); h.QueueID >= valid {
 		remark := fmt.Sprintf("request queueId[%d] is illegal, %s Producer: %s", h.QueueID, topicConfigString(tc), ctx.Channel.RemoteAddr())
 		b.lg.Warn("request queueId is illegal", zap.String("topic", h.Topic), zap.Int32("queueId", h.QueueID),
 			zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
-		return nil, b.newSendResponse(code.SystemError, remark)
+		return sendTarget{}, b.newSendResponse(code.SystemError, remark)
 	}
 	qid := h.QueueID
 	if qid < 0 {
 		qid = rand.Int32N(99999999) % max(tc.WriteQueueNums, 1)
 	}
-	return &sendTarget{topic: h.Topic, queueID: qid, filterType: tc.TopicFilterType}, nil
+	return sendTarget{topic: h.Topic, queueID: qid, filterType: tc.TopicFilterType}, nil
 }
 
 type sendTarget struct {
@@ -177,7 +179,7 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 	}
 	cluster := b.Config().BrokerClusterName
 	m.PropertiesString = storedProperties(h.Properties, cluster)
-	if tran, _ := strconv.ParseBool(message.PropertyValue(h.Properties, message.PropertyTransactionPrepared)); tran {
+	if isTrue(message.PropertyValue(h.Properties, message.PropertyTransactionPrepared)) {
 		if b.Config().RejectTransactionMessage {
 			return b.newSendResponse(code.NoPermission,
 				"the broker["+b.Config().BrokerIP1+"] sending transaction message is forbidden"), nil
@@ -197,6 +199,16 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 		ctx.Respond(b.sendResult(r, queueID))
 	})
 	return nil, nil
+}
+
+// isTrue is strconv.ParseBool's true without the error value it allocates
+// for the usual "" (no TRAN_MSG property).
+func isTrue(v string) bool {
+	if v == "" {
+		return false
+	}
+	t, err := strconv.ParseBool(v)
+	return err == nil && t
 }
 
 // toHalfMessage is parseHalfMessageInner: the prepared message goes to
@@ -259,9 +271,7 @@ func (b *Broker) sendResult(r commitlog.PutMessageResult, queueID int32) *codec.
 		return resp
 	}
 	rh := header.SendMessageResponseHeader{MsgID: r.Append.MsgID, QueueID: queueID, QueueOffset: r.Append.LogicsOffset}
-	for k, v := range rh.ToExtFields() {
-		resp.SetExt(k, v)
-	}
+	rh.PutExtFields(resp.ExtFields)
 	return resp
 }
 

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/panjf2000/gnet/v2"
+
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
@@ -48,6 +50,12 @@ type Channel struct {
 	done       chan struct{} // closed once the connection is gone (by markGone)
 	goneOnce   sync.Once
 	lastActive atomic.Int64 // unix nanos of the last read or flush
+
+	// gnet server only: the batch AsyncWrite is writing and its callback
+	// (see gnetFlush). One flush runs at a time (kicked), and gnet's task
+	// queue orders the callback after the write that set flushing.
+	flushing []byte
+	flushed  gnet.AsyncCallback
 
 	need      int    // server only, event loop only: size of the partly received next frame
 	inlineOut []byte // server only, event loop only: responses of inline requests of one read

@@ -37,7 +37,9 @@ type endpoint struct {
 
 	listenerMu sync.RWMutex
 	listener   ChannelEventListener
-	events     chan channelEvent // to the event goroutine; full → dropped like Java
+	evMu       sync.Mutex     // guards evQueue
+	evQueue    []channelEvent // to the event goroutine; full → dropped like Java
+	evWake     chan struct{}  // buffered(1): evQueue has events
 
 	goMu     sync.Mutex // guards stopping and goWG.Add
 	stopping bool
@@ -58,7 +60,7 @@ func newEndpoint(lg *zap.Logger, maxFrame int, idle time.Duration) *endpoint {
 		pools:    make(map[*Pool]struct{}),
 		pending:  newPendingTable(),
 		channels: make(map[uint64]*Channel),
-		events:   make(chan channelEvent, 10000),
+		evWake:   make(chan struct{}, 1),
 		stopCh:   make(chan struct{}),
 		evStop:   make(chan struct{}),
 	}

@@ -38,36 +38,71 @@ func (ep *endpoint) getListener() ChannelEventListener {
 	return ep.listener
 }
 
+// maxQueuedEvents is Java's NettyEventExecutor queue limit.
+const maxQueuedEvents = 10000
+
 // fire queues an event without blocking; like Java it drops events when
-// 10000 are already waiting.
+// 10000 are already waiting. The queue is a slice that grows with what it
+// holds (a 10,000-slot channel buffer would be pointer slots the garbage
+// collector scans on every cycle, events or not).
 func (ep *endpoint) fire(t EventType, ch *Channel) {
 	if ep.getListener() == nil {
 		return
 	}
-	select {
-	case ep.events <- channelEvent{typ: t, ch: ch}:
-	default:
+	ep.evMu.Lock()
+	full := len(ep.evQueue) >= maxQueuedEvents
+	if !full {
+		ep.evQueue = append(ep.evQueue, channelEvent{typ: t, ch: ch})
+	}
+	ep.evMu.Unlock()
+	if full {
 		ep.lg.Warn("event queue size meet the limit, so drop this event", zap.Uint8("event", uint8(t)),
 			zap.String("remoteAddr", ch.remoteAddr))
+		return
 	}
+	select {
+	case ep.evWake <- struct{}{}:
+	default:
+	}
+}
+
+// takeEvents returns the queued events in order and empties the queue.
+func (ep *endpoint) takeEvents(spare []channelEvent) []channelEvent {
+	ep.evMu.Lock()
+	defer ep.evMu.Unlock()
+	evs := ep.evQueue
+	ep.evQueue = spare[:0]
+	return evs
 }
 
 // eventLoop is the event goroutine (Java's NettyEventExecutor); after evStop
 // it delivers what is still queued and returns.
 func (ep *endpoint) eventLoop() {
+	var spare []channelEvent
 	for {
+		stopping := false
 		select {
-		case ev := <-ep.events:
-			ep.deliver(ev)
+		case <-ep.evWake:
 		case <-ep.evStop:
-			for {
-				select {
-				case ev := <-ep.events:
+			stopping = true
+		}
+		evs := ep.takeEvents(spare)
+		for i, ev := range evs {
+			ep.deliver(ev)
+			evs[i] = channelEvent{}
+		}
+		if cap(evs) <= 64 {
+			spare = evs
+		} else {
+			spare = nil
+		}
+		if stopping {
+			if evs := ep.takeEvents(nil); len(evs) > 0 {
+				for _, ev := range evs {
 					ep.deliver(ev)
-				default:
-					return
 				}
 			}
+			return
 		}
 	}
 }

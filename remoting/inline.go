@@ -61,7 +61,11 @@ func outcome(resp *codec.RemotingCommand, err error) (*codec.RemotingCommand, bo
 func (ep *endpoint) runInline(pe procEntry, ctx *Context, req *codec.RemotingCommand, dst []byte) []byte {
 	var start time.Time
 	if ep.observer != nil {
-		start = time.Now()
+		// Armed like a pool request, so that an answer the processor
+		// defers (ctx.Respond later: the broker's timed queues for send
+		// and pull) is reported when it is written.
+		ctx.observe(ep.observer)
+		start = ctx.start
 	}
 	resp, asIs := outcome(ep.safeProcess(pe.p, ctx, req))
 	if ep.observer != nil {

@@ -21,6 +21,7 @@ func (h *gnetHandler) OnOpen(c gnet.Conn) ([]byte, gnet.Action) {
 	}
 	ch := newChannel(s.ep, addrString(c.RemoteAddr()), addrString(c.LocalAddr()))
 	ch.kick = func() { gnetFlush(ch, c) }
+	ch.flushed = func(c gnet.Conn, err error) error { return flushed(ch, c, err) }
 	ch.closeFn = c.Close
 	c.SetContext(ch)
 	s.ep.addChannel(ch)
@@ -74,8 +75,8 @@ func (h *gnetHandler) OnTraffic(c gnet.Conn) gnet.Action {
 	if off == 0 {
 		return gnet.None
 	}
-	data := make([]byte, off)
-	copy(data, buf[:off])
+	// append, unlike make+copy, does not zero the bytes it then overwrites
+	data := append([]byte(nil), buf[:off]...)
 	_, _ = c.Discard(off)
 	return dispatchFrames(ep, ch, c, data)
 }
@@ -125,18 +126,26 @@ func gnetFlush(ch *Channel, c gnet.Conn) {
 	if b == nil {
 		return
 	}
-	err := c.AsyncWrite(b, func(c gnet.Conn, err error) error {
-		ch.recycle(b)
-		if err != nil {
-			ch.abortFlush()
-			return nil
-		}
-		drainOnLoop(ch, c)
-		return nil
-	})
-	if err != nil {
+	ch.flushing = b
+	if err := c.AsyncWrite(b, ch.flushed); err != nil {
+		ch.flushing = nil
 		ch.abortFlush()
 	}
+}
+
+// flushed is the AsyncWrite callback of gnetFlush (cached per channel as
+// ch.flushed, so a flush allocates no closure): it recycles the written
+// batch and drains what was queued meanwhile.
+func flushed(ch *Channel, c gnet.Conn, err error) error {
+	b := ch.flushing
+	ch.flushing = nil
+	ch.recycle(b)
+	if err != nil {
+		ch.abortFlush()
+		return nil
+	}
+	drainOnLoop(ch, c)
+	return nil
 }
 
 // drainOnLoop writes queued batches from the event loop until the queue is

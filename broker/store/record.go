@@ -145,25 +145,6 @@ func hostLen(v6 bool) int {
 	return 8
 }
 
-// propValue is the value of name in a properties string as
-// message.UnmarshalProperties would map it: segments need a non-empty name
-// and value, and a later duplicate wins. nil when absent.
-func propValue(props []byte, name string) []byte {
-	var val []byte
-	for len(props) > 0 {
-		seg := props
-		if i := bytes.IndexByte(props, message.PropertySeparator); i >= 0 {
-			seg, props = props[:i], props[i+1:]
-		} else {
-			props = nil
-		}
-		if len(seg) > len(name)+1 && seg[len(name)] == message.NameValueSeparator && string(seg[:len(name)]) == name {
-			val = seg[len(name)+1:]
-		}
-	}
-	return val
-}
-
 // tagsCode is message.TagsCode of a TAGS value held as bytes, without a
 // copy for ASCII tags.
 func tagsCode(tags []byte) int64 {
@@ -185,23 +166,73 @@ func (s *DefaultMessageStore) dispatchRequest(v *recordView, withProps bool) com
 		StoreTimestamp: v.storeTimestamp, ConsumeQueueOffset: v.queueOffset, SysFlag: v.sysFlag,
 		PreparedTransactionOffset: v.preparedTxOff, BornTimestamp: v.bornTimestamp,
 	}
-	if k := propValue(v.props, message.PropertyKeys); k != nil {
-		d.Keys = string(k)
-	}
-	if k := propValue(v.props, message.PropertyUniqClientMessageIDKeyidx); k != nil {
-		d.UniqKey = string(k)
-	}
-	d.TagsCode = tagsCode(propValue(v.props, message.PropertyTags))
-	if d.Topic == message.ScheduleTopic {
-		lv, err := strconv.Atoi(string(propValue(v.props, message.PropertyDelayTimeLevel)))
-		if err == nil && lv > 0 {
-			d.TagsCode = s.deliverTimestamp(lv, v.storeTimestamp)
-		}
-	}
 	if withProps {
-		d.Properties = message.UnmarshalProperties(string(v.props))
+		// One pass over the properties: the map the listener gets also
+		// gives the values the dispatchers need (same rules: non-empty
+		// name and value, the last occurrence wins), as substrings of the
+		// map's one copy.
+		m := message.UnmarshalProperties(string(v.props))
+		d.Properties = m
+		d.Keys, d.UniqKey = m[message.PropertyKeys], m[message.PropertyUniqClientMessageIDKeyidx]
+		d.TagsCode = message.TagsCode(m[message.PropertyTags])
+		if d.Topic == message.ScheduleTopic {
+			s.delayTagsCode(&d, m[message.PropertyDelayTimeLevel])
+		}
+		return d
+	}
+	p := scanDispatchProps(v.props)
+	if p.keys != nil {
+		d.Keys = string(p.keys)
+	}
+	if p.uniqKey != nil {
+		d.UniqKey = string(p.uniqKey)
+	}
+	d.TagsCode = tagsCode(p.tags)
+	if d.Topic == message.ScheduleTopic {
+		s.delayTagsCode(&d, string(p.delay))
 	}
 	return d
+}
+
+// dispatchProps are the property values the dispatchers read.
+type dispatchProps struct{ keys, uniqKey, tags, delay []byte }
+
+// scanDispatchProps finds KEYS, UNIQ_KEY, TAGS and DELAY in one pass over
+// a properties string, with message.UnmarshalProperties' rules (non-empty name
+// and value, a later duplicate wins); the recovery scan and a slave's dispatcher
+// read every record's properties this way.
+func scanDispatchProps(props []byte) dispatchProps {
+	var p dispatchProps
+	for len(props) > 0 {
+		seg := props
+		if i := bytes.IndexByte(props, message.PropertySeparator); i >= 0 {
+			seg, props = props[:i], props[i+1:]
+		} else {
+			props = nil
+		}
+		i := bytes.IndexByte(seg, message.NameValueSeparator)
+		if i <= 0 || i >= len(seg)-1 {
+			continue
+		}
+		switch val := seg[i+1:]; string(seg[:i]) {
+		case message.PropertyKeys:
+			p.keys = val
+		case message.PropertyUniqClientMessageIDKeyidx:
+			p.uniqKey = val
+		case message.PropertyTags:
+			p.tags = val
+		case message.PropertyDelayTimeLevel:
+			p.delay = val
+		}
+	}
+	return p
+}
+
+// delayTagsCode makes a delayed record's tagsCode its delivery time.
+func (s *DefaultMessageStore) delayTagsCode(d *commitlog.DispatchRequest, level string) {
+	if lv, err := strconv.Atoi(level); err == nil && lv > 0 {
+		d.TagsCode = s.deliverTimestamp(lv, d.StoreTimestamp)
+	}
 }
 
 // deliverTimestamp is ScheduleMessageService.computeDeliverTimestamp with

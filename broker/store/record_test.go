@@ -82,6 +82,10 @@ func compareWithReference(t *testing.T, s *DefaultMessageStore, b []byte, checkC
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("dispatch request\n got %+v\nwant %+v", got, want)
 		}
+		// without the map (slave, no listener) the same fields
+		if got := s.dispatchRequest(&v, false); !reflect.DeepEqual(got, want) {
+			t.Fatalf("dispatch request without properties\n got %+v\nwant %+v", got, want)
+		}
 	case recordMismatch:
 		if v.size != wantSize {
 			t.Fatalf("mismatch size %d, want %d", v.size, wantSize)
@@ -182,7 +186,7 @@ func FuzzStoreParseRecord(f *testing.F) {
 	})
 }
 
-// TestStorePropValue pins the property lookup rules of
+// TestStorePropValue pins scanDispatchProps to the property lookup rules of
 // message.UnmarshalProperties.
 func TestStorePropValue(t *testing.T) {
 	cases := []struct{ props, name, want string }{
@@ -196,10 +200,11 @@ func TestStorePropValue(t *testing.T) {
 		{"\x02\x02TAGS\x01z\x02", "TAGS", "z"},
 	}
 	for _, c := range cases {
-		got := string(propValue([]byte(c.props), c.name))
+		p := scanDispatchProps([]byte(c.props))
+		got := string(map[string][]byte{"KEYS": p.keys, "TAGS": p.tags}[c.name])
 		want := message.UnmarshalProperties(c.props)[c.name]
 		if got != c.want || got != want {
-			t.Errorf("propValue(%q, %q) = %q, want %q (map says %q)", c.props, c.name, got, c.want, want)
+			t.Errorf("scanDispatchProps(%q).%s = %q, want %q (map says %q)", c.props, c.name, got, c.want, want)
 		}
 	}
 }

@@ -21,6 +21,13 @@ type HashMapProperties struct {
 // takes the last value.
 func ParseHashMapProperties(s string) *HashMapProperties {
 	p := &HashMapProperties{}
+	if s != "" {
+		// One backing array for both slices, with room for the few keys the
+		// broker adds (CLUSTER, REAL_TOPIC, REAL_QID) before either grows.
+		n := strings.Count(s, string(PropertySeparator)) + 4
+		buf := make([]string, 2*n)
+		p.keys, p.vals = buf[:0:n], buf[n:n:2*n]
+	}
 	eachProperty(s, p.Put)
 	return p
 }
@@ -78,15 +85,27 @@ func (p *HashMapProperties) Map() map[string]string {
 // String is messageProperties2String: entries by hash bucket, insertion
 // order within a bucket.
 func (p *HashMapProperties) String() string {
-	capacity := HashMapCapacity(p.peak, 16)
-	idx := make([]int, len(p.keys))
-	for i := range idx {
-		idx[i] = i
+	if len(p.keys) == 0 {
+		return ""
 	}
-	slices.SortStableFunc(idx, func(a, b int) int {
-		return HashMapBucket(p.keys[a], capacity) - HashMapBucket(p.keys[b], capacity)
-	})
+	capacity := HashMapCapacity(p.peak, 16)
+	var ib, bb [32]int
+	idx, bucket := ib[:0], bb[:0]
+	size := len(p.keys) - 1 // separators
+	for i, k := range p.keys {
+		idx = append(idx, i)
+		bucket = append(bucket, HashMapBucket(k, capacity))
+		size += len(k) + 1 + len(p.vals[i])
+	}
+	// Stable insertion sort by bucket: property maps are small, and each
+	// key's hash is computed once.
+	for i := 1; i < len(idx); i++ {
+		for j := i; j > 0 && bucket[idx[j]] < bucket[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
 	var sb strings.Builder
+	sb.Grow(size)
 	for n, i := range idx {
 		if n > 0 {
 			sb.WriteByte(PropertySeparator)

@@ -9,7 +9,10 @@ import (
 // MessageDecoder.string2messageProperties: a segment is kept only when its
 // name and value are both non-empty; later duplicates win.
 func UnmarshalProperties(s string) map[string]string {
-	m := make(map[string]string)
+	if s == "" {
+		return map[string]string{}
+	}
+	m := make(map[string]string, strings.Count(s, string(PropertySeparator))+1)
 	eachProperty(s, func(name, value string) { m[name] = value })
 	return m
 }

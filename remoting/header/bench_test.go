@@ -1,6 +1,10 @@
 package header
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rocketmq-go/rmq/remoting/code"
+)
 
 func BenchmarkHeaderSendV2Decode(b *testing.B) {
 	b.ReportAllocs()
@@ -37,5 +41,16 @@ func BenchmarkHeaderPullResponseEncode(b *testing.B) {
 	h := &PullMessageResponseHeader{NextBeginOffset: 32, MinOffset: 0, MaxOffset: 32}
 	for i := 0; i < b.N; i++ {
 		_ = h.ToExtFields()
+	}
+}
+
+// BenchmarkHeaderDecodeSendMessageRequestHeaderV2 is what the broker does
+// per SEND_MESSAGE_V2: the one-letter keys to the V1 form processors use.
+func BenchmarkHeaderDecodeSendMessageRequestHeaderV2(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := DecodeSendMessageRequestHeader(code.SendMessageV2, javaSendV2); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -129,6 +129,22 @@ func (h *SendMessageRequestHeaderV2) FromExtFields(ext map[string]string) error 
 	return r.done(h)
 }
 
+// fromV2ExtFields fills h from a V2 header's one-letter keys: the same as
+// SendMessageRequestHeaderV2.FromExtFields followed by
+// CreateSendMessageRequestHeaderV1, without the intermediate header and the
+// copies of its optional fields (every send decodes this).
+func (h *SendMessageRequestHeader) fromV2ExtFields(ext map[string]string) error {
+	r := extReader{ext: ext}
+	*h = SendMessageRequestHeader{
+		ProducerGroup: r.str("a", true), Topic: r.str("b", true), DefaultTopic: r.str("c", true),
+		DefaultTopicQueueNums: r.i32("d", true), QueueID: r.i32("e", true), SysFlag: r.i32("f", true),
+		BornTimestamp: r.i64("g", true), Flag: r.i32("h", true), Properties: r.str("i", false),
+		ReconsumeTimes: r.optI32("j"), UnitMode: r.boolean("k"), MaxReconsumeTimes: r.optI32("l"),
+		Batch: r.boolean("m"), Bname: r.str("n", false),
+	}
+	return r.done(h)
+}
+
 // done returns r's error after resetting h when there is one, so a failed
 // decode never leaves a half-filled header behind.
 func (r *extReader) done(reset interface{ reset() }) error {
@@ -242,13 +258,20 @@ func (h *PullMessageResponseHeader) FromExtFields(ext map[string]string) error {
 // ToExtFields implements CommandCustomHeader.
 func (h *SendMessageResponseHeader) ToExtFields() map[string]string {
 	m := make(map[string]string, 4)
+	h.PutExtFields(m)
+	return m
+}
+
+// PutExtFields adds the header's fields to m, the extFields of a response
+// that already carries others (the send path's MSG_REGION and TRACE_ON),
+// without the intermediate map ToExtFields would build.
+func (h *SendMessageResponseHeader) PutExtFields(m map[string]string) {
 	m["msgId"] = h.MsgID
 	putI32(m, "queueId", h.QueueID)
 	putI64(m, "queueOffset", h.QueueOffset)
 	putOptStr(m, "transactionId", h.TransactionID)
 	putOptStr(m, "batchUniqId", h.BatchUniqID)
 	putOptStr(m, "recallHandle", h.RecallHandle)
-	return m
 }
 
 // FromExtFields implements CommandCustomHeader.

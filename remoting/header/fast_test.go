@@ -1,8 +1,12 @@
 package header
 
 import (
+	"fmt"
+	"maps"
 	"reflect"
 	"testing"
+
+	"github.com/rocketmq-go/rmq/remoting/code"
 )
 
 // fastHeaders are the types with hand-written codecs; each must agree with
@@ -68,5 +72,46 @@ func TestHeaderFastErrorsMatchReflective(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestHeaderDecodeSendV2AsV1 checks DecodeSendMessageRequestHeader's direct
+// V2 → V1 decode against the two-step path (V2 decode, then
+// CreateSendMessageRequestHeaderV1), errors included, and that a Java
+// client's header (optional j and l present) costs three allocations: the
+// header and its two optional values.
+func TestHeaderDecodeSendV2AsV1(t *testing.T) {
+	full := map[string]string{"a": "pg", "b": "T", "c": "TBW102", "d": "4", "e": "3", "f": "0", "g": "1795966620586",
+		"h": "0", "i": "KEYS\x01k\x02WAIT\x01true", "j": "2", "k": "true", "l": "16", "m": "false", "n": "broker-a"}
+	variants := []map[string]string{full}
+	for _, k := range []string{"a", "d", "i", "j", "k", "l", "n"} {
+		m := maps.Clone(full)
+		delete(m, k)
+		variants = append(variants, m)
+	}
+	for _, bad := range [][2]string{{"d", "x"}, {"g", "1.5"}, {"j", ""}, {"l", "99999999999"}, {"k", "TRUE"}} {
+		m := maps.Clone(full)
+		m[bad[0]] = bad[1]
+		variants = append(variants, m)
+	}
+	for _, m := range variants {
+		got, gotErr := DecodeSendMessageRequestHeader(code.SendMessageV2, m)
+		var v2 SendMessageRequestHeaderV2
+		wantErr := v2.FromExtFields(m)
+		var want *SendMessageRequestHeader
+		if wantErr == nil {
+			want = CreateSendMessageRequestHeaderV1(&v2)
+		}
+		if !reflect.DeepEqual(got, want) || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Fatalf("%v:\n got %+v, %v\nwant %+v, %v", m, got, gotErr, want, wantErr)
+		}
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := DecodeSendMessageRequestHeader(code.SendMessageV2, full); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 3 {
+		t.Errorf("%v allocations per SEND_MESSAGE_V2 header, want 3", allocs)
 	}
 }

@@ -86,11 +86,11 @@ func copyInt32(p *int32) *int32 {
 func DecodeSendMessageRequestHeader(reqCode int32, ext map[string]string) (*SendMessageRequestHeader, error) {
 	switch reqCode {
 	case code.SendMessageV2, code.SendBatchMessage, code.SendReplyMessageV2:
-		var v2 SendMessageRequestHeaderV2
-		if err := v2.FromExtFields(ext); err != nil {
+		v1 := new(SendMessageRequestHeader)
+		if err := v1.fromV2ExtFields(ext); err != nil {
 			return nil, err
 		}
-		return CreateSendMessageRequestHeaderV1(&v2), nil
+		return v1, nil
 	case code.SendMessage, code.SendReplyMessage:
 		v1 := new(SendMessageRequestHeader)
 		if err := v1.FromExtFields(ext); err != nil {
