@@ -63,7 +63,8 @@ func Rewrite(m *message.MessageExt, now time.Time, c Config) Result {
 	if m.Topic == Topic || message.PropertyValue(m.PropertiesString, PropertyOutMs) != "" {
 		return NotTimer
 	}
-	if lv, _ := strconv.Atoi(message.PropertyValue(m.PropertiesString, message.PropertyDelayTimeLevel)); lv > 0 {
+	// Atoi("") allocates its error: most messages have no delay level.
+	if lv := message.PropertyValue(m.PropertiesString, message.PropertyDelayTimeLevel); lv != "" && atoiPositive(lv) {
 		if IsTimer(m.PropertiesString) {
 			p := message.ParseHashMapProperties(m.PropertiesString)
 			p.Remove(PropertyDeliverMs)
@@ -182,4 +183,10 @@ func convert(m *message.MessageExt, enqueueMs, dequeueMs int64) (*message.Messag
 		StoreHost:        m.StoreHost,
 		ReconsumeTimes:   m.ReconsumeTimes,
 	}, true
+}
+
+// atoiPositive reports whether s is a decimal integer above zero.
+func atoiPositive(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0
 }
