@@ -204,8 +204,11 @@ func (c *Controller) Addr() net.Addr {
 // SelfID is this node's controllerDLegerSelfId.
 func (c *Controller) SelfID() string { return c.self.ID }
 
-// IsLeader reports whether this node leads and serves requests.
-func (c *Controller) IsLeader() bool { return c.leaderReady.Load() }
+// IsLeader reports whether this node leads and serves requests: never once
+// Shutdown began (the watcher may still mark it ready after that).
+func (c *Controller) IsLeader() bool {
+	return c.state.Load() == stateRunning && c.leaderReady.Load()
+}
 
 // Leader returns the current leader's id and address ("" when unknown).
 func (c *Controller) Leader() (id, addr string) {
@@ -237,6 +240,7 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 	if c.state.Swap(stateStopped) != stateRunning {
 		return nil
 	}
+	c.leaderReady.Store(false)
 	c.goMu.Lock()
 	c.goStop = true
 	close(c.stopCh)

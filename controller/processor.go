@@ -38,7 +38,7 @@ type request struct {
 // by the scheduler (5.x EventScheduler), so each is validated against the
 // state every earlier one left, including its replicated events.
 func (c *Controller) submit(name string, fn func(m *ReplicasInfoManager) *Result) *Result {
-	if !c.leaderReady.Load() {
+	if !c.IsLeader() {
 		return notLeader()
 	}
 	req := &request{name: name, run: fn, done: make(chan *Result, 1)}
@@ -80,7 +80,7 @@ func (c *Controller) schedule() {
 }
 
 func (c *Controller) runRequest(req *request) *Result {
-	if !c.leaderReady.Load() || c.raft.State() != raft.Leader {
+	if !c.IsLeader() || c.raft.State() != raft.Leader {
 		return notLeader()
 	}
 	var r *Result
