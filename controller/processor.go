@@ -92,7 +92,7 @@ func (c *Controller) runRequest(req *request) *Result {
 	if err != nil {
 		return &Result{Code: code.SystemError, Remark: err.Error()}
 	}
-	if err := c.raft.Apply(data, raftApplyTimeout).Error(); err != nil {
+	if err := c.await(c.raft.Apply(data, raftApplyTimeout)); err != nil {
 		c.lg.Warn("replicate controller events failed", zap.String("request", req.name), zap.Error(err))
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrRaftShutdown) {
 			return notLeader()
