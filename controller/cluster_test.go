@@ -245,9 +245,14 @@ func TestControllerClusterFailover(t *testing.T) {
 			return nil
 		})
 	}
-	var st controller.SyncStateInfo
-	newLeader.FSM().Read(func(m *controller.ReplicasInfoManager) { _, st, _ = m.Group("broker-a") })
-	if st.SyncStateSetEpoch != 3 {
-		t.Fatalf("leader state %+v", st)
-	}
+	// newLeader may have lost leadership meanwhile (a slow machine misses
+	// 300 ms heartbeats); as a follower it applies the election shortly.
+	testutil.Eventually(t, 5*time.Second, func() error {
+		var st controller.SyncStateInfo
+		newLeader.FSM().Read(func(m *controller.ReplicasInfoManager) { _, st, _ = m.Group("broker-a") })
+		if st.SyncStateSetEpoch != 3 {
+			return fmt.Errorf("leader state %+v", st)
+		}
+		return nil
+	})
 }

@@ -204,8 +204,11 @@ func (c *Controller) Addr() net.Addr {
 // SelfID is this node's controllerDLegerSelfId.
 func (c *Controller) SelfID() string { return c.self.ID }
 
-// IsLeader reports whether this node leads and serves requests.
-func (c *Controller) IsLeader() bool { return c.leaderReady.Load() }
+// IsLeader reports whether this node leads and serves requests: never once
+// Shutdown began (the watcher may still mark it ready after that).
+func (c *Controller) IsLeader() bool {
+	return c.state.Load() == stateRunning && c.leaderReady.Load()
+}
 
 // Leader returns the current leader's id and address ("" when unknown).
 func (c *Controller) Leader() (id, addr string) {
@@ -237,6 +240,7 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 	if c.state.Swap(stateStopped) != stateRunning {
 		return nil
 	}
+	c.leaderReady.Store(false)
 	c.goMu.Lock()
 	c.goStop = true
 	close(c.stopCh)
@@ -245,8 +249,8 @@ func (c *Controller) Shutdown(ctx context.Context) error {
 	if c.server != nil {
 		errs = append(errs, c.server.Shutdown(ctx))
 	}
-	// Stopping Raft first ends a scheduler wait on a commit and the
-	// leadership watcher's barrier.
+	// Stopping Raft first ends a scheduler or leadership-watcher wait to
+	// enqueue an entry; a wait for its commit ends with stopCh (await).
 	if c.raft != nil {
 		errs = append(errs, c.raft.Shutdown().Error())
 	}
@@ -312,13 +316,31 @@ func (c *Controller) watchLeadership() {
 				c.lg.Info("controller lost leadership", zap.String("selfId", c.self.ID))
 				continue
 			}
-			if err := c.raft.Barrier(raftApplyTimeout).Error(); err != nil {
+			if err := c.await(c.raft.Barrier(raftApplyTimeout)); err != nil {
 				c.lg.Warn("leader barrier failed", zap.Error(err))
 				continue
 			}
 			c.leaderReady.Store(c.raft.State() == raft.Leader)
 			c.lg.Info("controller became leader", zap.String("selfId", c.self.ID))
 		}
+	}
+}
+
+// await returns f's outcome, or raft.ErrRaftShutdown as soon as Shutdown
+// begins. hashicorp/raft does not answer every future when it stops: a
+// committed batch already queued for its FSM goroutine is dropped if that
+// goroutine sees the shutdown first, and Error then never returns. So the
+// wait runs on a helper goroutine, which the caller leaves behind at stop;
+// it ends with the future, or (the dropped case) stays parked on it: at most
+// one per loop that was waiting, and only on a stopped controller.
+func (c *Controller) await(f raft.Future) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	select {
+	case err := <-done:
+		return err
+	case <-c.stopCh:
+		return raft.ErrRaftShutdown
 	}
 }
 

@@ -110,13 +110,26 @@ func (c *Controller) notifyRoleChanged(r *Result) {
 			continue
 		}
 		req := codec.NewRequest(code.NotifyBrokerRoleChanged, nh.ToExtFields(), set)
-		c.goFunc(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
-			defer cancel()
-			if err := c.client.InvokeOneway(ctx, addr, req); err != nil {
-				c.lg.Warn("notify broker role changed failed", zap.String("brokerAddr", addr), zap.Error(err))
-			}
-		})
+		c.goFunc(func() { c.notifyBroker(addr, req) })
+	}
+}
+
+// notifyBroker sends one notification, giving up when Shutdown begins. The
+// send runs on a helper goroutine because the remoting client dials a new
+// connection without regard to ctx (for up to connectTimeoutMillis, 3 s):
+// an unreachable broker would otherwise hold Shutdown that long. The helper
+// ends by itself within the dial timeout.
+func (c *Controller) notifyBroker(addr string, req *codec.RemotingCommand) {
+	ctx, cancel := context.WithTimeout(context.Background(), notifyTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- c.client.InvokeOneway(ctx, addr, req) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			c.lg.Warn("notify broker role changed failed", zap.String("brokerAddr", addr), zap.Error(err))
+		}
+	case <-c.stopCh:
 	}
 }
 

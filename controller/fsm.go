@@ -17,6 +17,10 @@ type FSM struct {
 	lg *zap.Logger
 	mu sync.RWMutex
 	m  *ReplicasInfoManager
+
+	// applyHook, when set (tests only, before Start), runs first in Apply
+	// for each command entry, on Raft's FSM goroutine.
+	applyHook func(l *raft.Log)
 }
 
 // NewFSM returns an FSM over an empty state.
@@ -32,6 +36,9 @@ func NewFSM(lg *zap.Logger) *FSM {
 func (f *FSM) Apply(l *raft.Log) any {
 	if l.Type != raft.LogCommand {
 		return nil
+	}
+	if f.applyHook != nil {
+		f.applyHook(l)
 	}
 	evs, err := DecodeEvents(l.Data)
 	if err != nil {

@@ -38,7 +38,7 @@ type request struct {
 // by the scheduler (5.x EventScheduler), so each is validated against the
 // state every earlier one left, including its replicated events.
 func (c *Controller) submit(name string, fn func(m *ReplicasInfoManager) *Result) *Result {
-	if !c.leaderReady.Load() {
+	if !c.IsLeader() {
 		return notLeader()
 	}
 	req := &request{name: name, run: fn, done: make(chan *Result, 1)}
@@ -80,7 +80,7 @@ func (c *Controller) schedule() {
 }
 
 func (c *Controller) runRequest(req *request) *Result {
-	if !c.leaderReady.Load() || c.raft.State() != raft.Leader {
+	if !c.IsLeader() || c.raft.State() != raft.Leader {
 		return notLeader()
 	}
 	var r *Result
@@ -92,7 +92,7 @@ func (c *Controller) runRequest(req *request) *Result {
 	if err != nil {
 		return &Result{Code: code.SystemError, Remark: err.Error()}
 	}
-	if err := c.raft.Apply(data, raftApplyTimeout).Error(); err != nil {
+	if err := c.await(c.raft.Apply(data, raftApplyTimeout)); err != nil {
 		c.lg.Warn("replicate controller events failed", zap.String("request", req.name), zap.Error(err))
 		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrLeadershipLost) || errors.Is(err, raft.ErrRaftShutdown) {
 			return notLeader()

@@ -77,6 +77,12 @@ func TestControllerNoInSyncCandidate(t *testing.T) {
 func TestControllerUpdateConfigThenForceElect(t *testing.T) {
 	cl := testutil.StartControllers(t, 1, func(c *controller.Config) {
 		c.ConfigStorePath = filepath.Join(t.TempDir(), "controller.properties")
+		// Once unclean election is on, the inactive-master scan, or a retry
+		// of the election that recorded "no master" (it reads the live
+		// config on each attempt), would elect 2 by itself and race the
+		// operator's electMaster: keep the scan quiet and make one attempt.
+		c.ScanInactiveMasterInterval = int64(time.Hour / time.Millisecond)
+		c.ElectMasterMaxRetryCount = 1
 	})
 	leader := cl.Leader(t)
 	var epoch atomic.Int32

@@ -2,9 +2,11 @@ package testutil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -100,9 +102,20 @@ func StartControllers(t testing.TB, n int, opts ...ControllerOption) *Controller
 			defer cancel()
 			if err := c.Shutdown(ctx); err != nil {
 				t.Errorf("controller.Shutdown: %v", err)
+				if errors.Is(err, context.DeadlineExceeded) {
+					logGoroutines(t)
+				}
 			}
 		})
 		cl.Nodes = append(cl.Nodes, c)
 	}
 	return cl
+}
+
+// logGoroutines logs every goroutine's stack, to show what a shutdown that
+// timed out still waits for.
+func logGoroutines(t testing.TB) {
+	var b strings.Builder
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 2)
+	t.Logf("goroutines:\n%s", b.String())
 }
