@@ -105,7 +105,7 @@ func newHAEnvWith(t *testing.T, role store.BrokerRole, afterStart func(*broker.B
 	}
 	p, err := producer.NewDefaultProducer(
 		producer.WithNsResolver(primitive.NewPassthroughResolver([]string{e.nsAddr})),
-		producer.WithGroupName(uniqueName("hapg")),
+		producer.WithGroupName(uniqueName("hapg")), producer.WithInstanceName(uniqueName("hap")),
 		producer.WithQueueSelector(producer.NewManualQueueSelector()),
 		producer.WithRetry(0),
 	)
