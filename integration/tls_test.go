@@ -113,9 +113,20 @@ func (e *consumeEnv) sendWith(p tlsProducer, prefix string, n int) error {
 func goClientTLS(t *testing.T) {
 	t.Helper()
 	reset := func() {
-		// Never started: the resolver is not asked; the option does the reset.
-		if _, err := producer.NewDefaultProducer(producer.WithTls(false),
-			producer.WithNsResolver(primitive.NewPassthroughResolver([]string{"127.0.0.1:9876"}))); err != nil {
+		// Never started: the resolver is not asked; the option does the
+		// reset. The client registers itself in the Go client's process-wide
+		// table by IP@instance at creation, and a later client of the same
+		// id but another name server fails with "GetOrNewRocketMQClient
+		// faild": a unique instance and Shutdown leave no entry behind (the
+		// default instance, IP@pid, once broke every later test whose client
+		// kept it, TestMetricsHASlaveLag).
+		p, err := producer.NewDefaultProducer(producer.WithTls(false), producer.WithInstanceName(uniqueName("tlsreset")),
+			producer.WithNsResolver(primitive.NewPassthroughResolver([]string{"127.0.0.1:9876"})))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		if err := p.Shutdown(); err != nil {
 			t.Error(err)
 		}
 	}

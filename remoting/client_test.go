@@ -105,7 +105,7 @@ func TestRemotingInvokeAsyncTimeout(t *testing.T) {
 		if !errors.Is(err, ErrTimeout) {
 			t.Fatalf("callback err %v, want ErrTimeout", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(wait.Scale(5 * time.Second)):
 		t.Fatal("async callback never called")
 	}
 }
@@ -249,7 +249,7 @@ func TestRemotingIdleChannelClosed(t *testing.T) {
 	}
 	select {
 	case <-ch.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(wait.Scale(10 * time.Second)):
 		t.Fatal("idle connection not closed by the server")
 	}
 	wait.Eventually(t, 5*time.Second, func() error {

@@ -11,6 +11,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
@@ -108,9 +109,9 @@ func (r *rawConn) send(cmd *codec.RemotingCommand) {
 	}
 }
 
-// recv reads one frame within 5 s.
+// recv reads one frame within 5 s (scaled by wait.Scale).
 func (r *rawConn) recv() (*codec.RemotingCommand, error) {
-	_ = r.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_ = r.SetReadDeadline(time.Now().Add(wait.Scale(5 * time.Second)))
 	var hdr [4]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, err

@@ -3,9 +3,11 @@ package remoting
 import (
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
@@ -50,14 +52,40 @@ func startBlockedPoolServer(t *testing.T, p Processor) *Server {
 		s.RegisterProcessor(testCodeInlineLate, p, pool)
 	})
 	t.Cleanup(func() { close(b.release) }) // runs before the server's shutdown
+	// The pool's one worker may not be parked on its zero-capacity queue yet
+	// when the first request arrives (a loaded machine starts goroutines
+	// late); the server then answers SYSTEM_BUSY and the blocker never runs.
+	// Send again on each SYSTEM_BUSY until the worker takes the request.
 	r := dialRaw(t, s.Addr())
-	r.send(codec.NewRequest(testCodeBlock, nil, nil))
-	select {
-	case <-b.started:
-	case <-time.After(5 * time.Second):
-		t.Fatal("blocker did not start")
+	busy := make(chan struct{}, 1)
+	go func() {
+		for {
+			resp, err := r.recv()
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				continue
+			}
+			if err != nil {
+				return // the connection is closed by the test's cleanup
+			}
+			if resp.Code == code.SystemBusy {
+				select {
+				case busy <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	deadline := time.After(wait.Scale(5 * time.Second))
+	for {
+		r.send(codec.NewRequest(testCodeBlock, nil, nil))
+		select {
+		case <-b.started:
+			return s
+		case <-busy:
+		case <-deadline:
+			t.Fatal("blocker did not start")
+		}
 	}
-	return s
 }
 
 func TestRemotingInlineBypassesPoolAndBatches(t *testing.T) {
