@@ -43,6 +43,7 @@ QUEUES=${QUEUES:-8}
 EXTRA=${EXTRA:-}
 PROFILE=${PROFILE:-}
 PROFILE_DIR=${PROFILE_DIR:-.}
+mkdir -p "$PROFILE_DIR" # a missing directory made the profiled point fail to start
 BASE_PORT=${BASE_PORT:-20000}
 JAVA=${JAVA:-java}
 W=$(mktemp -d /tmp/mqbench-versus.XXXXXX)
