@@ -49,7 +49,12 @@ type Service struct {
 	lg    *zap.Logger
 	svc   *service.Service
 
-	// Owned by the service goroutine.
+	// runMu is held by each tick and by Persist, so a Persist from outside
+	// (a broker shutting down while a controller-mode master term's service
+	// is still running) never reads the state below mid-tick.
+	runMu sync.Mutex
+
+	// Owned by the service goroutine (under runMu).
 	idx    index
 	ingest int64 // next queue offset to read
 	// settled and settledUntil are the loaded checkpoint's settled key and
@@ -119,6 +124,8 @@ func (s *Service) Checkpoint() Checkpoint {
 // tick recovers once, ingests new units, delivers due ones and persists
 // the checkpoint every FlushInterval.
 func (s *Service) tick(ctx context.Context) {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
 	if !s.recovered {
 		s.recover(ctx)
 		if ctx.Err() != nil {
@@ -270,9 +277,11 @@ func (s *Service) deliver(e entry, now int64) bool {
 	return false
 }
 
-// Persist writes the current checkpoint. Only for use when the service
-// goroutine is stopped (or never started).
+// Persist writes the current checkpoint; while the service runs it waits
+// for the tick in progress.
 func (s *Service) Persist() error {
+	s.runMu.Lock()
+	defer s.runMu.Unlock()
 	if !s.recovered {
 		return nil // nothing learned: keep the file as it is
 	}

@@ -232,3 +232,40 @@ func TestTimerServiceCheckpointAheadOfQueue(t *testing.T) {
 		t.Fatalf("delivered %v, want [later]", got)
 	}
 }
+
+// TestTimerServicePersistWhileTicking: a broker shutting down persists the
+// checkpoint of a controller-mode master term whose service may still be
+// ticking; under -race the two must not touch the index at once.
+func TestTimerServicePersistWhileTicking(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	st := openStore(t, dir)
+	defer closeStore(t, st)
+	start := time.UnixMilli(1_700_000_000_500)
+	clk := &fakeClock{t: start}
+	for i := range 20 {
+		sendTimer(t, st, start, "TopicT", "m"+strconv.Itoa(i), PropertyDelaySec, strconv.Itoa(1+i))
+	}
+	waitQueue(t, st, Topic, 0, 20)
+	s := newTestService(t, st, dir, clk)
+	ctx := t.Context()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 50 {
+			s.tick(ctx)
+		}
+	}()
+	for range 50 {
+		if err := s.Persist(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	if err := s.Persist(); err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Checkpoint(); c.IngestOffset != 20 {
+		t.Errorf("checkpoint ingest offset %d, want 20", c.IngestOffset)
+	}
+}
