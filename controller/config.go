@@ -46,7 +46,7 @@ type Config struct {
 	// ControllerDLegerSelfId: this node's id among the peers.
 	ControllerDLegerSelfId string `prop:"controllerDLegerSelfId"`
 	// MappedFileSize: 1 GiB, DLedger's entry file size; accepted, unused
-	// (the Raft log is a BoltDB file).
+	// (the Raft log is a BoltDB file); New warns about a non-default value.
 	MappedFileSize int `prop:"mappedFileSize"`
 	// ControllerStorePath: "" = ${user.home}/DLedgerController. Raft keeps
 	// raft.db and snapshots/ under <path>/<selfId>.
@@ -84,6 +84,9 @@ type Config struct {
 	RaftTrailingLogs uint64
 }
 
+// defaultMappedFileSize is ControllerConfig.mappedFileSize's default (1 GiB).
+const defaultMappedFileSize = 1 << 30
+
 // NewConfig returns 5.3.3's defaults.
 func NewConfig() *Config {
 	home, err := os.UserHomeDir()
@@ -97,7 +100,7 @@ func NewConfig() *Config {
 		ScanNotActiveBrokerInterval:              5000,
 		ControllerThreadPoolNums:                 16,
 		ControllerRequestThreadPoolQueueCapacity: 50000,
-		MappedFileSize:                           1 << 30,
+		MappedFileSize:                           defaultMappedFileSize,
 		ElectMasterMaxRetryCount:                 3,
 		NotifyBrokerRoleChanged:                  true,
 		ScanInactiveMasterInterval:               5000,

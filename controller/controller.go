@@ -79,6 +79,10 @@ func New(cfg *Config, lg *zap.Logger) (*Controller, error) {
 		reqCh: make(chan *request, 1024), stopCh: make(chan struct{})}
 	c.policy = ElectPolicy{Alive: c.hb.IsActive, LiveInfo: c.hb.LiveInfo}
 	c.live.Store(cfg)
+	if cfg.MappedFileSize != defaultMappedFileSize {
+		// Accepted for Java's files, but there is no DLedger entry file to size.
+		lg.Warn("mappedFileSize is not used: the raft log is a BoltDB file", zap.Int("mappedFileSize", cfg.MappedFileSize))
+	}
 	return c, nil
 }
 

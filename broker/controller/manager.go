@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -602,19 +601,13 @@ func (m *Manager) leaseLoop() {
 	}
 }
 
+// heartbeatHeader is this broker's BROKER_HEARTBEAT header, every field set.
 func (m *Manager) heartbeatHeader() map[string]string {
 	epoch, maxOff, confirm := m.host.ReplicaState()
-	return map[string]string{
-		"clusterName":           m.cfg.ClusterName,
-		"brokerAddr":            m.cfg.BrokerAddr,
-		"brokerName":            m.cfg.BrokerName,
-		"brokerId":              strconv.FormatInt(m.brokerID.Load(), 10),
-		"epoch":                 strconv.FormatInt(int64(epoch), 10),
-		"maxOffset":             strconv.FormatInt(maxOff, 10),
-		"confirmOffset":         strconv.FormatInt(confirm, 10),
-		"heartbeatTimeoutMills": strconv.FormatInt(m.cfg.HeartbeatTimeout.Milliseconds(), 10),
-		"electionPriority":      strconv.Itoa(m.cfg.ElectionPriority),
-	}
+	id, timeout, prio := m.brokerID.Load(), m.cfg.HeartbeatTimeout.Milliseconds(), int32(m.cfg.ElectionPriority)
+	return (&header.BrokerHeartbeatRequestHeader{ClusterName: m.cfg.ClusterName, BrokerAddr: m.cfg.BrokerAddr,
+		BrokerName: m.cfg.BrokerName, BrokerID: &id, Epoch: &epoch, MaxOffset: &maxOff, ConfirmOffset: &confirm,
+		HeartbeatTimeoutMills: &timeout, ElectionPriority: &prio}).ToExtFields()
 }
 
 func (m *Manager) heartbeat(ctx context.Context) {
