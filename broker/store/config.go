@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -201,7 +202,8 @@ type MessageStoreConfig struct {
 	AllAckInSyncStateSet bool `prop:"allAckInSyncStateSet,important"`
 	// MinInSyncReplicas: Java default 1 (the master counts).
 	MinInSyncReplicas int `prop:"minInSyncReplicas,important"`
-	// InSyncReplicas: Java default 1; accepted, not used (5.x ignores it
+	// InSyncReplicas: Java default 1; accepted, not used (warned above 2,
+	// see Unimplemented; 5.x ignores it
 	// when allAckInSyncStateSet is set).
 	InSyncReplicas int `prop:"inSyncReplicas,important"`
 	// TotalReplicas: Java default 1; accepted, not used.
@@ -345,6 +347,18 @@ func (c *MessageStoreConfig) EpochFilePath() string {
 		return c.StorePathEpochFile
 	}
 	return filepath.Join(c.StorePathRootDir, "epochFileCheckpoint")
+}
+
+// Unimplemented lists the 5.x settings that are accepted (5.x files load)
+// but have no effect here; Open logs each as a warning. A SYNC_MASTER waits
+// for one slave as 4.9.8 does, which is 5.x's inSyncReplicas=2; a larger
+// value would silently wait for fewer replicas than configured.
+func (c *MessageStoreConfig) Unimplemented() []string {
+	var out []string
+	if c.InSyncReplicas > 2 {
+		out = append(out, fmt.Sprintf("inSyncReplicas=%d is not implemented: a SYNC_MASTER waits for one slave", c.InSyncReplicas))
+	}
+	return out
 }
 
 // LockPath is <root>/lock.

@@ -136,6 +136,9 @@ func Open(cfg *MessageStoreConfig, lg *zap.Logger, opts ...Option) (*DefaultMess
 		return nil, err
 	}
 	s := &DefaultMessageStore{cfg: cfg, lg: lg.Named("store"), cqTable: map[string]map[int32]*consumequeue.ConsumeQueue{}}
+	for _, w := range cfg.Unimplemented() {
+		s.lg.Warn("setting accepted but not implemented", zap.String("detail", w))
+	}
 	s.opts = options{now: time.Now, cleanInitialDelay: time.Minute,
 		diskCheckInterval: 10 * time.Second, warningRatio: 0.90, forciblyRatio: 0.85,
 		dispatchRetry: time.Second, dispatchMaxBackoff: 5 * time.Second}

@@ -81,7 +81,8 @@ func Rewrite(m *message.MessageExt, now time.Time, c Config) Result {
 		return NotEnabled
 	}
 	nowMs := now.UnixMilli()
-	deliverMs, err := deliverTime(m.PropertiesString, nowMs)
+	p := message.ParseHashMapProperties(m.PropertiesString)
+	deliverMs, err := deliverTime(p, nowMs)
 	if err != nil {
 		return Illegal
 	}
@@ -99,7 +100,6 @@ func Rewrite(m *message.MessageExt, now time.Time, c Config) Result {
 	} else {
 		deliverMs = deliverMs / prec * prec
 	}
-	p := message.ParseHashMapProperties(m.PropertiesString)
 	p.Put(PropertyOutMs, strconv.FormatInt(deliverMs, 10))
 	p.Put(message.PropertyRealTopic, m.Topic)
 	p.Put(message.PropertyRealQueueID, strconv.Itoa(int(m.QueueID)))
@@ -113,22 +113,17 @@ var errMalformed = errors.New("timer: malformed delivery time")
 
 // deliverTime reads the delivery time as 5.x does: TIMER_DELAY_SEC, else
 // TIMER_DELAY_MS, else TIMER_DELIVER_MS (Long.parseLong rules).
-func deliverTime(props string, nowMs int64) (int64, error) {
-	if v, ok := lookup(props, PropertyDelaySec); ok {
+func deliverTime(p *message.HashMapProperties, nowMs int64) (int64, error) {
+	if v, ok := p.Get(PropertyDelaySec); ok {
 		n, err := parseJavaLong(v)
 		return nowMs + n*1000, err
 	}
-	if v, ok := lookup(props, PropertyDelayMs); ok {
+	if v, ok := p.Get(PropertyDelayMs); ok {
 		n, err := parseJavaLong(v)
 		return nowMs + n, err
 	}
-	v, _ := lookup(props, PropertyDeliverMs)
+	v, _ := p.Get(PropertyDeliverMs)
 	return parseJavaLong(v)
-}
-
-func lookup(props, name string) (string, bool) {
-	p := message.ParseHashMapProperties(props)
-	return p.Get(name)
 }
 
 // parseJavaLong is Long.parseLong: optional sign, decimal digits only.

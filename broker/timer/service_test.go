@@ -2,6 +2,8 @@ package timer
 
 import (
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -122,13 +124,15 @@ func TestTimerServiceNoCheckpointReadsAll(t *testing.T) {
 	sendTimer(t, st, start, "TopicN", "a", PropertyDelaySec, "1")
 	sendTimer(t, st, start, "TopicN", "b", PropertyDelaySec, "7")
 	waitQueue(t, st, Topic, 0, 2)
-	if err := PersistCheckpoint(filepath.Join(dir, "timercheck"), Checkpoint{}); err != nil {
-		t.Fatal(err)
-	}
-	b := Checkpoint{}.Encode()
+	// Intact, this checkpoint would mark both units settled (delivered):
+	// only ignoring the damaged file delivers them.
+	b := Checkpoint{IngestOffset: 2, MinPending: 2, SettledAt: math.MaxInt64, SettledQo: math.MaxInt64}.Encode()
 	b[5] ^= 0xff // torn: CRC mismatch
 	if _, err := DecodeCheckpoint(b); err == nil {
 		t.Fatal("damaged checkpoint decoded")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "timercheck"), b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	s := newTestService(t, st, dir, clk)
 	clk.Add(time.Minute)
