@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -156,7 +157,7 @@ func (m *Manager) printItems(lg *zap.Logger, window string, figure func(*Item) S
 	for _, name := range m.sortedSetNames() {
 		s := m.table[name]
 		rt := name == GroupGetLatency
-		for _, key := range s.sortedKeys() {
+		for _, key := range sortedKeys(&s.items) {
 			it := s.Lookup(key)
 			if it == nil {
 				continue
@@ -170,13 +171,7 @@ func (m *Manager) printItems(lg *zap.Logger, window string, figure func(*Item) S
 // Java never resets the values (MomentStatsItem.init is not called).
 func (m *Manager) PrintMoments(lg *zap.Logger) {
 	for _, s := range []*MomentSet{m.fallSize, m.fallTime} {
-		var keys []string
-		s.items.Range(func(k, _ any) bool {
-			keys = append(keys, k.(string))
-			return true
-		})
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(&s.items) {
 			if v, ok := s.Get(k); ok {
 				lg.Info(MomentLine(s.name, k, v))
 			}
@@ -195,9 +190,10 @@ func (m *Manager) sortedSetNames() []string {
 	return names
 }
 
-func (s *Set) sortedKeys() []string {
+// sortedKeys lists the stats keys of a Set's or MomentSet's items in order.
+func sortedKeys(items *sync.Map) []string {
 	var keys []string
-	s.items.Range(func(k, _ any) bool {
+	items.Range(func(k, _ any) bool {
 		keys = append(keys, k.(string))
 		return true
 	})

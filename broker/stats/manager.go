@@ -164,7 +164,7 @@ func (m *Manager) getItems(group, topic string, queueID int32) *getItems {
 	g := &getItems{nums: m.groupGetNums.Item(tg), size: m.groupGetSize.Item(tg),
 		fallSize: m.fallSize.item(qg), fallTime: m.fallTime.item(qg)}
 	if m.queueStats {
-		qk := topic + "@" + strconv.Itoa(int(queueID)) + "@" + group
+		qk := queueKey(topic, queueID) + "@" + group // topic@queueId@group
 		g.qnums, g.qsize = m.table[QueueGetNums].Item(qk), m.table[QueueGetSize].Item(qk)
 		g.latency = m.groupGetLatency.Item(qg)
 	} else {

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,7 +49,7 @@ func QueryTrace(ctx context.Context, c *remoting.Client, namesrvAddrs []string, 
 
 // Run performs q (see QueryTrace).
 func (q Query) Run(ctx context.Context) ([]View, error) {
-	topic := cmpOr(q.Topic, DefaultTopic)
+	topic := cmp.Or(q.Topic, DefaultTopic)
 	msgs, err := QueryMessageByKey(ctx, q.Client, q.NamesrvAddrs, topic, q.MsgID, queryMaxNum)
 	if err != nil {
 		return nil, err
@@ -63,13 +64,6 @@ func (q Query) Run(ctx context.Context) ([]View, error) {
 		}
 	}
 	return views, decodeErr
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Route asks each name server in turn for topic's route.
@@ -134,9 +128,6 @@ func queryBroker(ctx context.Context, c *remoting.Client, addr, topic, key strin
 	if err != nil || resp.Code != code.Success {
 		return nil
 	}
-	ms, err := message.DecodeRecords(resp.Body, true)
-	if err != nil {
-		return ms // the records before the damage
-	}
+	ms, _ := message.DecodeRecords(resp.Body, true) // on damage, the records before it
 	return ms
 }

@@ -3,6 +3,7 @@ package trace
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -207,7 +208,7 @@ func decodeRecord(f []string) (Context, bool, error) {
 		b.Topic, b.MsgID, b.Tags, b.Keys, b.StoreHost = f[4], f[5], f[6], f[7], f[8]
 		b.MsgType, b.TransactionID, b.TransactionState = r.msgType(9), f[10], f[11]
 		b.FromTransactionCheck = r.bool(12)
-		if !containsString(transactionStates, b.TransactionState) && r.err == nil {
+		if !slices.Contains(transactionStates, b.TransactionState) && r.err == nil {
 			r.err = fmt.Errorf("transaction state %q", b.TransactionState)
 		}
 	default:
@@ -218,15 +219,6 @@ func decodeRecord(f []string) (Context, bool, error) {
 	}
 	c.Type, c.Beans = Type(f[0]), []Bean{b}
 	return c, true, nil
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Encode is TraceDataEncoder.encoderFromContextBean: the record text of c

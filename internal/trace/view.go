@@ -105,9 +105,7 @@ func javaHashOrder(keys []string) []string {
 	capacity := message.HashMapCapacity(len(keys), 16)
 	out := slices.Clone(keys)
 	slices.SortStableFunc(out, func(a, b string) int {
-		mask := uint32(capacity - 1)
-		return cmp.Compare(message.HashMapSpread(message.JavaStringHash(a))&mask,
-			message.HashMapSpread(message.JavaStringHash(b))&mask)
+		return cmp.Compare(message.HashMapBucket(a, capacity), message.HashMapBucket(b, capacity))
 	})
 	return out
 }
