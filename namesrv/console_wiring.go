@@ -69,18 +69,26 @@ func (n *Namesrv) ConsoleAddr() net.Addr {
 	return n.console.Addr()
 }
 
-// startConsole starts the console (when configured); if its address cannot
-// be bound, the remoting server just started is stopped again so that a
-// failed Start leaves nothing running.
+// startConsole starts the console (when configured).
 func (n *Namesrv) startConsole() error {
 	if n.console == nil {
 		return nil
 	}
-	err := n.console.Start()
-	if err == nil {
-		return nil
+	if err := n.console.Start(); err != nil {
+		return fmt.Errorf("namesrv: console: %w", err)
 	}
+	return nil
+}
+
+// stopAfterFailedStart stops the console and the remoting server that a
+// failed Start had already started, so that it leaves nothing running,
+// and returns cause joined with their errors.
+func (n *Namesrv) stopAfterFailedStart(cause error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	return errors.Join(fmt.Errorf("namesrv: console: %w", err), n.srv.Shutdown(ctx))
+	errs := []error{cause}
+	if n.console != nil {
+		errs = append(errs, n.console.Shutdown(ctx))
+	}
+	return errors.Join(append(errs, n.srv.Shutdown(ctx))...)
 }

@@ -8,11 +8,9 @@ package namesrv
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"sync/atomic"
-	"time"
 
 	"github.com/rocketmq-go/rmq/internal/metrics"
 	"github.com/rocketmq-go/rmq/remoting"
@@ -44,26 +42,17 @@ func (n *Namesrv) initMetrics(c *NamesrvConfig) error {
 }
 
 // startMetrics registers the latency histogram under the bound address and
-// starts the exporter. If its port cannot be bound, the console and the
-// remoting server just started are stopped again, so that a failed Start
-// leaves nothing running (as startConsole does).
+// starts the exporter.
 func (n *Namesrv) startMetrics() error {
 	m := &n.metrics
 	if m.exp.Enabled() {
 		labels := n.Config().Metrics.ConstLabels(metrics.NodeTypeNameserver, "", n.srv.Addr().String())
 		m.lat.Store(metrics.NewRPCLatency(m.exp.Registry(), labels))
 	}
-	err := m.exp.Start()
-	if err == nil {
-		return nil
+	if err := m.exp.Start(); err != nil {
+		return fmt.Errorf("namesrv: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	errs := []error{fmt.Errorf("namesrv: %w", err)}
-	if n.console != nil {
-		errs = append(errs, n.console.Shutdown(ctx))
-	}
-	return errors.Join(append(errs, n.srv.Shutdown(ctx))...)
+	return nil
 }
 
 // MetricsAddr is the metrics exporter's bound address after Start; nil

@@ -114,11 +114,13 @@ func (n *Namesrv) Start() error {
 		return err
 	}
 	n.rememberSelfAddr()
+	// A console or metrics address that cannot be bound fails Start, and
+	// what Start had started is stopped again.
 	if err := n.startConsole(); err != nil {
-		return err
+		return n.stopAfterFailedStart(err)
 	}
 	if err := n.startMetrics(); err != nil {
-		return err
+		return n.stopAfterFailedStart(err)
 	}
 	n.scan.Start()
 	n.lg.Info("name server started", zap.String("addr", n.srv.Addr().String()))

@@ -183,7 +183,7 @@ func (c *Client) dial(addr string, d *dialCall) {
 	dialer := net.Dialer{Timeout: timeout, KeepAlive: -1}
 	conn, err := dialer.Dial("tcp", addr)
 	if err == nil && c.cfg.UseTLS {
-		conn, err = c.handshake(conn, addr, timeout)
+		conn, err = c.handshake(conn, timeout)
 	}
 	var ch *Channel
 	if err != nil {

@@ -2,7 +2,6 @@ package remoting
 
 import (
 	"errors"
-	"time"
 
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -59,17 +58,15 @@ func outcome(resp *codec.RemotingCommand, err error) (*codec.RemotingCommand, bo
 // runInline processes req on the calling event loop and appends the encoded
 // response to dst, which the caller writes when the whole read is handled.
 func (ep *endpoint) runInline(pe procEntry, ctx *Context, req *codec.RemotingCommand, dst []byte) []byte {
-	var start time.Time
 	if ep.observer != nil {
 		// Armed like a pool request, so that an answer the processor
 		// defers (ctx.Respond later: the broker's timed queues for send
 		// and pull) is reported when it is written.
 		ctx.observe(ep.observer)
-		start = ctx.start
 	}
 	resp, asIs := outcome(ep.safeProcess(pe.p, ctx, req))
-	if ep.observer != nil {
-		reportInline(ep.observer, req, resp, start)
+	if ep.observer != nil && resp != nil {
+		ctx.report(resp.Code, req.IsOneway(), false) // timed from ctx.observe
 	}
 	if resp == nil || !ctx.claim() {
 		return dst

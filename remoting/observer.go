@@ -1,10 +1,6 @@
 package remoting
 
-import (
-	"time"
-
-	"github.com/rocketmq-go/rmq/remoting/codec"
-)
+import "time"
 
 // RPCRecord is one answered request as an RPCObserver sees it (the facts
 // Apache 5.x's rocketmq_rpc_latency is labelled with).
@@ -49,12 +45,3 @@ func (c *Context) report(respCode int32, oneway, writeFailed bool) {
 // MarkSuspended records that the request was parked to be answered later
 // (a long-polling pull); observers see it as RPCRecord.Suspended.
 func (c *Context) MarkSuspended() { c.suspended.Store(true) }
-
-// reportInline tells o how an inline request was answered (timed from
-// start, taken when the event loop began processing it).
-func reportInline(o RPCObserver, req, resp *codec.RemotingCommand, start time.Time) {
-	if resp == nil {
-		return
-	}
-	o(RPCRecord{RequestCode: req.Code, ResponseCode: resp.Code, Latency: time.Since(start), Oneway: req.IsOneway()})
-}

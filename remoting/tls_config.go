@@ -156,14 +156,20 @@ func (c *TLSConfig) ClientTLS() (*tls.Config, error) {
 		return cfg, nil
 	}
 	if c.ClientAuthServer {
-		cfg.InsecureSkipVerify = false
+		var roots *x509.CertPool // nil: the system's, as Java's default trust manager
 		if c.ClientTrustCertPath != "" {
 			pool, err := loadCertPool(c.ClientTrustCertPath)
 			if err != nil {
 				return nil, fmt.Errorf("remoting: tls.client.trustCertPath: %w", err)
 			}
-			cfg.RootCAs = pool
+			roots = pool
 		}
+		// 4.9.8's NettyRemotingClient builds its SslHandler without a peer
+		// host (sslContext.newHandler(ch.alloc())), so Netty checks the
+		// chain and never the host name: a broker dialling a name server
+		// by an address its certificate does not name connects there, and
+		// so it does here.
+		cfg.VerifyConnection = func(cs tls.ConnectionState) error { return verifyChain(cs, roots) }
 	}
 	if c.ClientCertPath != "" && c.ClientKeyPath != "" {
 		cert, err := LoadKeyPair(c.ClientCertPath, c.ClientKeyPath, c.ClientKeyPassword)
@@ -173,6 +179,20 @@ func (c *TLSConfig) ClientTLS() (*tls.Config, error) {
 		cfg.Certificates = []tls.Certificate{cert}
 	}
 	return cfg, nil
+}
+
+// verifyChain checks the server's certificate chain against roots, with no
+// host name.
+func verifyChain(cs tls.ConnectionState, roots *x509.CertPool) error {
+	if len(cs.PeerCertificates) == 0 {
+		return errors.New("remoting: tls: server sent no certificate")
+	}
+	inter := x509.NewCertPool()
+	for _, c := range cs.PeerCertificates[1:] {
+		inter.AddCert(c)
+	}
+	_, err := cs.PeerCertificates[0].Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter})
+	return err
 }
 
 // loadCertPool reads every PEM certificate in path.

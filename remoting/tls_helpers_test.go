@@ -64,6 +64,12 @@ func (ca *testCA) path(name string) string { return filepath.Join(ca.dir, name) 
 // returns their paths.
 func (ca *testCA) issue(t *testing.T, name, password string) (certPath, keyPath string) {
 	t.Helper()
+	return ca.issueFor(t, name, password, []string{"localhost"}, []net.IP{net.IPv4(127, 0, 0, 1)})
+}
+
+// issueFor is issue for a leaf naming only dnsNames and ips.
+func (ca *testCA) issueFor(t *testing.T, name, password string, dnsNames []string, ips []net.IP) (certPath, keyPath string) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
@@ -71,8 +77,8 @@ func (ca *testCA) issue(t *testing.T, name, password string) (certPath, keyPath 
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(time.Now().UnixNano()),
 		Subject:      pkix.Name{CommonName: name},
-		DNSNames:     []string{"localhost"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		DNSNames:     dnsNames,
+		IPAddresses:  ips,
 		NotBefore:    time.Now().Add(-time.Hour),
 		NotAfter:     time.Now().Add(time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,

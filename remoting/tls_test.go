@@ -241,6 +241,25 @@ func TestRemotingTLSCertificatesAndClientAuth(t *testing.T) {
 	}
 }
 
+// Like 4.9.8's client (an SslHandler built without a peer host), authServer
+// verifies the server's chain and not its name: a server whose certificate
+// names another host is served when its CA is trusted, and refused when not.
+func TestRemotingTLSClientAuthServerChecksChainNotName(t *testing.T) {
+	ca := newTestCA(t)
+	srvCert, srvKey := ca.issueFor(t, "server", "", []string{"namesrv.example"}, nil)
+	cfg := tlsServerConfig("enforcing")
+	cfg.TLS.TestModeEnable = false
+	cfg.TLS.ServerCertPath, cfg.TLS.ServerKeyPath = srvCert, srvKey
+	addr := echoServer(t, cfg).Addr().String()
+	echoReq(t, newTLSTestClient(t, &TLSConfig{ClientAuthServer: true, ClientTrustCertPath: ca.path("ca.pem")}), addr, "by-ip")
+	other := newTestCA(t)
+	c := newTLSTestClient(t, &TLSConfig{ClientAuthServer: true, ClientTrustCertPath: other.path("ca.pem")})
+	_, err := c.InvokeSync(ctxT(t, 5*time.Second), addr, codec.NewRequest(testCodeEcho, nil, nil))
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Fatalf("client trusting another CA: %v, want a certificate verification error", err)
+	}
+}
+
 // Rotating the server's certificate and key files takes effect for new
 // connections without a restart.
 func TestRemotingTLSReloadsRotatedCertificates(t *testing.T) {
