@@ -52,9 +52,8 @@ func (p *adminProcessor) updateAndCreateSubscriptionGroup(ctx *remoting.Context,
 		p.b.subs.UpdateSubscriptionGroupConfig(cfg)
 		p.lg.Info("update or create subscription group", zap.String("consumerGroup", cfg.GroupName),
 			zap.String("remoteAddr", ctx.Channel.RemoteAddr()))
-		// Answered once journaled: as durable as Java's synchronous rewrite.
-		return success(), nil
 	}
+	// Answered once journaled: as durable as Java's synchronous rewrite.
 	return success(), nil
 }
 

@@ -12,7 +12,6 @@ package broker
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"os"
 	"strconv"
@@ -294,11 +293,8 @@ func (p *pullProcessor) countGet(pl *pullPlan, r *store.GetMessageResult) {
 	st.IncGroupGetLatency(h.ConsumerGroup, h.Topic, h.QueueID, now-pl.begin)
 	var storeTime int64
 	if n := len(r.Messages); n > 0 {
-		if rec := r.Messages[n-1]; len(rec) >= message.PosSysFlag+4 {
-			sysFlag := int32(binary.BigEndian.Uint32(rec[message.PosSysFlag:]))
-			if pos := message.StoreTimestampPos(sysFlag); len(rec) >= pos+8 {
-				storeTime = int64(binary.BigEndian.Uint64(rec[pos:]))
-			}
+		if ts, ok := message.StoreTimestampOf(r.Messages[n-1]); ok {
+			storeTime = ts
 		}
 	}
 	st.RecordFallBehind(h.ConsumerGroup, h.Topic, h.QueueID,

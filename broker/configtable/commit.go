@@ -3,6 +3,7 @@ package configtable
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"go.uber.org/zap"
 )
@@ -62,6 +63,25 @@ func Apply[V any](t *Table[V], recs []Record, decode func(key string, raw []byte
 		n++
 	}
 	return n
+}
+
+// ReplayJournal replays into t (guarded by mu) the records of j newer
+// than t's version, as a table's Load does after reading its file: left
+// by a crash (a clean shutdown leaves none), they are applied with Apply
+// and logged as a warning naming what the table holds.
+func ReplayJournal[V any](j *Journal, mu *sync.Mutex, t *Table[V], decode func(key string, raw []byte) (V, error), what string, lg *zap.Logger) error {
+	mu.Lock()
+	since := t.Version
+	mu.Unlock()
+	recs, err := j.Replay(since)
+	if err != nil || len(recs) == 0 {
+		return err
+	}
+	mu.Lock()
+	n := Apply(t, recs, decode, lg)
+	mu.Unlock()
+	lg.Warn(what+" changes replayed from the journal", zap.String("path", j.Path()), zap.Int("records", n))
+	return nil
 }
 
 // WriteRotating performs a full rewrite of the table file with write:

@@ -3,8 +3,6 @@ package subscription
 import (
 	"encoding/json"
 
-	"go.uber.org/zap"
-
 	"github.com/rocketmq-go/rmq/broker/configtable"
 	"github.com/rocketmq-go/rmq/internal/configfile"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -47,19 +45,7 @@ func (m *Manager) Load() error {
 	if err := configfile.LoadLogged(m.lg, "subscription group", m.path, m.decode); err != nil {
 		return err
 	}
-	recs, err := m.journal.Replay(m.DataVersion())
-	if err != nil {
-		return err
-	}
-	if len(recs) == 0 {
-		return nil
-	}
-	m.mu.Lock()
-	n := configtable.Apply(&m.tab, recs, decodeGroupConfig, m.lg)
-	m.mu.Unlock()
-	m.lg.Warn("subscription group changes replayed from the journal",
-		zap.String("path", m.journal.Path()), zap.Int("records", n))
-	return nil
+	return configtable.ReplayJournal(m.journal, &m.mu, &m.tab, decodeGroupConfig, "subscription group", m.lg)
 }
 
 // decodeGroupConfig reads a journaled SubscriptionGroupConfig.

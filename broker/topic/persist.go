@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	jsoniter "github.com/json-iterator/go"
-	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker/configtable"
 	"github.com/rocketmq-go/rmq/internal/configfile"
@@ -62,19 +61,7 @@ func (m *Manager) Load() error {
 	if err := configfile.LoadLogged(m.lg, "topic config", m.path, m.decode); err != nil {
 		return err
 	}
-	recs, err := m.journal.Replay(m.DataVersion())
-	if err != nil {
-		return err
-	}
-	if len(recs) == 0 {
-		return nil
-	}
-	m.mu.Lock()
-	n := configtable.Apply(&m.tab, recs, decodeTopicConfig, m.lg)
-	m.mu.Unlock()
-	m.lg.Warn("topic changes replayed from the journal", zap.String("path", m.journal.Path()),
-		zap.Int("records", n))
-	return nil
+	return configtable.ReplayJournal(m.journal, &m.mu, &m.tab, decodeTopicConfig, "topic", m.lg)
 }
 
 // decodeTopicConfig reads a journaled TopicConfig; absent fields keep

@@ -58,6 +58,12 @@ func TestMessageRecordRoundTripIPv4AndIPv6(t *testing.T) {
 		if ts != m.StoreTimestamp {
 			t.Fatalf("StoreTimestampPos wrong: %d", ts)
 		}
+		if ts, ok := StoreTimestampOf(b); !ok || ts != m.StoreTimestamp {
+			t.Fatalf("StoreTimestampOf = %d, %v", ts, ok)
+		}
+		if _, ok := StoreTimestampOf(b[:StoreTimestampPos(got.SysFlag)+7]); ok {
+			t.Fatal("StoreTimestampOf read a truncated record")
+		}
 		if got.MsgID != OffsetMsgID(m.StoreHost, 123456) {
 			t.Fatalf("msgId %s", got.MsgID)
 		}

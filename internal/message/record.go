@@ -44,6 +44,19 @@ func StoreTimestampPos(sysFlag int32) int {
 	return PosBornHost + hostLen(sysFlag&SysFlagBornHostV6 != 0)
 }
 
+// StoreTimestampOf reads STORETIMESTAMP from a stored record; ok is false
+// when rec is too short to hold it.
+func StoreTimestampOf(rec []byte) (ts int64, ok bool) {
+	if len(rec) < PosSysFlag+4 {
+		return 0, false
+	}
+	p := StoreTimestampPos(int32(binary.BigEndian.Uint32(rec[PosSysFlag:])))
+	if p+8 > len(rec) {
+		return 0, false
+	}
+	return int64(binary.BigEndian.Uint64(rec[p:])), true
+}
+
 // StoreHostPos is the position of STOREHOST for this sysFlag.
 func StoreHostPos(sysFlag int32) int { return StoreTimestampPos(sysFlag) + 8 }
 
