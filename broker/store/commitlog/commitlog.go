@@ -107,6 +107,7 @@ func (c *CommitLog) Load() error { return c.q.Load() }
 func (c *CommitLog) Start() {
 	c.q.PreallocateNext(0)
 	if c.group != nil {
+		c.group.start()
 		c.group.svc.Start()
 	} else {
 		c.flusher.Start()
