@@ -219,6 +219,9 @@ func (m *MappedFile) Append(b []byte) error {
 		return err
 	}
 	m.SetWrotePosition(int32(p + len(b)))
+	if p+len(b) == m.fileSize {
+		m.FinishWriting() // a slave's CommitLog fills its files this way
+	}
 	m.WarmAhead()
 	return nil
 }

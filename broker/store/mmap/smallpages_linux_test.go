@@ -63,6 +63,26 @@ func TestMappedFileSmallPagesUntilFull(t *testing.T) {
 			if slices.Contains(vmFlags(t, mf.Data()), "rr") {
 				t.Fatal("random-read advice kept after the writer left the file")
 			}
+			// A file filled by Append (a slave copying the master's
+			// bytes) gives read-around back by itself.
+			q2 := NewMappedFileQueue(t.TempDir(), 1<<20, QueueOptions{Preallocate: true, WarmAhead: 64 << 10, SmallPages: small}, nil)
+			defer q2.Shutdown()
+			next, err := q2.LastMappedFileOrCreate(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := next.Append(make([]byte, 1<<20-1)); err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Contains(vmFlags(t, next.Data()), "rr"); got != small {
+				t.Fatalf("random-read advice while written: %v, want %v", got, small)
+			}
+			if err := next.Append(make([]byte, 1)); err != nil {
+				t.Fatal(err)
+			}
+			if slices.Contains(vmFlags(t, next.Data()), "rr") {
+				t.Fatal("random-read advice kept on a file filled by Append")
+			}
 		})
 	}
 }
