@@ -349,14 +349,18 @@ func (c *MessageStoreConfig) EpochFilePath() string {
 	return filepath.Join(c.StorePathRootDir, "epochFileCheckpoint")
 }
 
-// Unimplemented lists the 5.x settings that are accepted (5.x files load)
-// but have no effect here; Open logs each as a warning. A SYNC_MASTER waits
+// Unimplemented lists the settings that are accepted (4.9.8 and 5.x files
+// load) but have no effect here; Open logs each as a warning. A SYNC_MASTER waits
 // for one slave as 4.9.8 does, which is 5.x's inSyncReplicas=2; a larger
 // value would silently wait for fewer replicas than configured.
 func (c *MessageStoreConfig) Unimplemented() []string {
 	var out []string
 	if c.InSyncReplicas > 2 {
 		out = append(out, fmt.Sprintf("inSyncReplicas=%d is not implemented: a SYNC_MASTER waits for one slave", c.InSyncReplicas))
+	}
+	if c.IsTransientStorePoolEnable() {
+		// Measured not worth it here (docs/benchmarks.md, session 3).
+		out = append(out, "transientStorePoolEnable is not implemented: messages are stored through the mapped CommitLog file")
 	}
 	return out
 }

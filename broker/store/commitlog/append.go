@@ -276,6 +276,7 @@ func (c *CommitLog) fileFor(n int) (*mmap.MappedFile, error) {
 		}
 	}
 	mf.SetWrotePosition(int32(c.cfg.FileSize))
+	mf.FinishWriting()
 	return c.q.LastMappedFileOrCreate(0)
 }
 

@@ -90,7 +90,7 @@ func New(cfg Config, cp *checkpoint.StoreCheckpoint, lg *zap.Logger) (*CommitLog
 // whole with warmMapedFileEnable (as Java), else a window ahead of the
 // writer.
 func queueOptions(cfg Config) mmap.QueueOptions {
-	o := mmap.QueueOptions{Preallocate: true, Warm: cfg.WarmMappedFile}
+	o := mmap.QueueOptions{Preallocate: true, Warm: cfg.WarmMappedFile, SmallPages: cfg.SyncFlush}
 	if !cfg.WarmMappedFile {
 		o.WarmAhead = cfg.WarmAhead
 	}
@@ -107,6 +107,7 @@ func (c *CommitLog) Load() error { return c.q.Load() }
 func (c *CommitLog) Start() {
 	c.q.PreallocateNext(0)
 	if c.group != nil {
+		c.group.start()
 		c.group.svc.Start()
 	} else {
 		c.flusher.Start()

@@ -16,6 +16,13 @@ import (
 // the flush covers, so one disk sync serves every writer that queued while
 // the previous sync ran.
 //
+// The flush goroutine only flushes: it hands each flushed batch to a
+// completer goroutine (Java answers on putMessageFutureExecutor, not on the
+// flush thread) and starts the next sync at once, so answering one batch
+// (encoding and writing the send responses) overlaps the next fsync instead
+// of delaying it. The hand-off is unbuffered: one batch completes while the
+// next flushes, and completions keep the order of the batches.
+//
 // Requests are plain values in a slice (no goroutine, timer or allocation
 // per request). A request not covered within SyncFlushTimeout completes
 // with FLUSH_DISK_TIMEOUT (the data stays and is flushed later); one
@@ -27,12 +34,23 @@ type groupCommit struct {
 	base time.Time // deadlines are nanoseconds since base (monotonic)
 
 	mu       sync.Mutex
-	queue    []flushReq  // submitted, not yet taken; deadlines non-decreasing
-	inflight []flushReq  // taken by the running flush; nil while none runs
-	spare    []flushReq  // recycled backing array
-	watchdog *time.Timer // fires at the oldest pending deadline
-	armed    bool        // watchdog is set
-	stopped  bool        // shutdown's final flush ran; complete new requests at once
+	queue    []flushReq   // submitted, not yet taken; deadlines non-decreasing
+	inflight []flushReq   // taken by the running flush; nil while none runs
+	spares   [][]flushReq // recycled backing arrays: one per batch in flight or completing
+	watchdog *time.Timer  // fires at the oldest pending deadline
+	armed    bool         // watchdog is set
+	stopped  bool         // shutdown's final flush ran; complete new requests at once
+
+	flushed    chan flushedBatch // flush goroutine -> completer; unbuffered
+	quit       chan struct{}     // closed by completeAll: the completer drains and returns
+	completing bool              // the completer runs (start); under mu
+	quitDone   chan struct{}     // closed when the completer has returned
+}
+
+// flushedBatch is a batch taken by one flush and the durable end after it.
+type flushedBatch struct {
+	reqs []flushReq
+	to   int64
 }
 
 // flushCompleter receives the result of one flush request exactly once.
@@ -45,7 +63,10 @@ type flushReq struct {
 }
 
 func newGroupCommit(c *CommitLog) *groupCommit {
-	g := &groupCommit{c: c, base: time.Now()}
+	g := &groupCommit{
+		c: c, base: time.Now(),
+		flushed: make(chan flushedBatch), quit: make(chan struct{}), quitDone: make(chan struct{}),
+	}
 	g.svc = service.New("groupCommitService", 10*time.Millisecond, g.run)
 	g.watchdog = time.AfterFunc(time.Hour, g.expire)
 	g.watchdog.Stop()
@@ -77,7 +98,7 @@ func (g *groupCommit) submit(offset int64, w flushCompleter) {
 }
 
 // run is one round of the service: take the queue, flush once far enough
-// for all of it, complete it.
+// for all of it, hand it to the completer.
 func (g *groupCommit) run(context.Context) {
 	g.mu.Lock()
 	reqs := g.queue
@@ -85,7 +106,10 @@ func (g *groupCommit) run(context.Context) {
 		g.mu.Unlock()
 		return
 	}
-	g.queue, g.spare = g.spare[:0], nil
+	g.queue = nil
+	if n := len(g.spares); n > 0 {
+		g.queue, g.spares = g.spares[n-1][:0], g.spares[:n-1]
+	}
 	g.inflight = reqs
 	// The target is read under the lock: once the batch is in inflight the
 	// watchdog may clear any request's completer, and copying a request out
@@ -97,11 +121,48 @@ func (g *groupCommit) run(context.Context) {
 	g.mu.Unlock()
 
 	g.flushTo(target)
-	flushed := g.c.q.FlushedWhere()
+	b := flushedBatch{reqs: reqs, to: g.c.q.FlushedWhere()}
 
 	g.mu.Lock() // take the batch back: the watchdog no longer sees it
 	g.inflight = nil
 	g.mu.Unlock()
+	select {
+	case g.flushed <- b:
+	case <-g.quit: // shut down: no completer takes it
+		g.complete(b)
+	}
+}
+
+// start spawns the completer; the service is started by the caller.
+func (g *groupCommit) start() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.completing || g.stopped {
+		return
+	}
+	g.completing = true
+	go g.completer()
+}
+
+// completer completes flushed batches in order until quit. The hand-off
+// is unbuffered, so no batch is left behind: a flush that finds no
+// completer after quit completes its batch itself.
+func (g *groupCommit) completer() {
+	defer close(g.quitDone)
+	for {
+		select {
+		case b := <-g.flushed:
+			g.complete(b)
+		case <-g.quit:
+			return
+		}
+	}
+}
+
+// complete answers every request of a flushed batch not yet timed out and
+// recycles the batch's slice.
+func (g *groupCommit) complete(b flushedBatch) {
+	reqs, flushed := b.reqs, b.to
 	for i := range reqs {
 		w := reqs[i].w
 		reqs[i].w = nil
@@ -115,8 +176,8 @@ func (g *groupCommit) run(context.Context) {
 		}
 	}
 	g.mu.Lock()
-	if g.spare == nil {
-		g.spare = reqs[:0]
+	if len(g.spares) < 2 {
+		g.spares = append(g.spares, reqs[:0])
 	}
 	g.mu.Unlock()
 }
@@ -176,7 +237,14 @@ func (g *groupCommit) expire() {
 func (g *groupCommit) completeAll() {
 	g.mu.Lock()
 	g.stopped = true
+	completing := g.completing
 	g.mu.Unlock()
+	// The completer finishes the batch it has, then the last flush
+	// completes the rest itself, after it.
+	close(g.quit)
+	if completing {
+		<-g.quitDone
+	}
 	g.run(context.Background())
 	g.mu.Lock()
 	g.watchdog.Stop()

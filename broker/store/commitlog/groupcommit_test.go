@@ -204,3 +204,55 @@ func TestCommitLogGroupCommitTimeoutDuringFlush(t *testing.T) {
 		t.Fatalf("%d of %d requests completed", n, want)
 	}
 }
+
+// TestCommitLogGroupCommitFlushesWhileCompleting: answering one flushed
+// batch (the send responses the completions write) does not hold up the
+// next fsync. While the completion of put A is stuck, put B, made after A
+// was flushed, is still made durable; B is answered PUT_OK once A's
+// completion returns, and in order after it.
+func TestCommitLogGroupCommitFlushesWhileCompleting(t *testing.T) {
+	cfg := testConfig(t.TempDir(), 1<<20)
+	cfg.SyncFlush = true
+	c := openLog(t, cfg, nil)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var order []string
+	var mu sync.Mutex
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	c.PutMessageAsync(newMsg("A", 0, "first", ""), func(r PutMessageResult) {
+		close(entered)
+		<-release
+		note("A")
+	})
+	select {
+	case <-entered:
+	case <-time.After(wait.Scale(5 * time.Second)):
+		t.Fatal("put A not completed")
+	}
+	gotB := make(chan PutMessageResult, 1)
+	c.PutMessageAsync(newMsg("B", 0, "second", ""), func(r PutMessageResult) { note("B"); gotB <- r })
+	// Poll by hand: A's completion must be released before failing, or
+	// the cleanup's Shutdown would wait for it.
+	end := c.q.MaxWrotePosition()
+	deadline := time.Now().Add(wait.Scale(5 * time.Second))
+	for c.FlushedWhere() < end && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	flushed := c.FlushedWhere()
+	close(release)
+	if flushed < end {
+		t.Fatalf("flushed %d, put B ends at %d: the flush waited for the previous batch's completion", flushed, end)
+	}
+	select {
+	case r := <-gotB:
+		if r.Status != PutOK {
+			t.Fatalf("put B status %v", r.Status)
+		}
+	case <-time.After(wait.Scale(5 * time.Second)):
+		t.Fatal("put B not answered")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(order, ",") != "A,B" {
+		t.Fatalf("completion order %v", order)
+	}
+}

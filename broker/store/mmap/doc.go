@@ -29,6 +29,10 @@
 //     the ConsumeQueue.Put hotspot of the embedded benchmark.
 //   - AppendByWrite: pwrite(2) per append; no fault at all, but one system
 //     call per 20-byte unit costs more than populate-ahead on a VM.
+//   - SmallPages (the SYNC_FLUSH CommitLog): a fresh file is MADV_RANDOM
+//     until FinishWriting (or an Append that fills it), so its page cache
+//     stays in single pages and each sync writes back only the new ones,
+//     not the large folios read-around would build around them.
 //
 // Invariants:
 //   - flushed <= committed <= wrote <= fileSize for every file.

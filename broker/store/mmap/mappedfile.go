@@ -52,6 +52,9 @@ type MappedFile struct {
 	// PopulateAhead); populated is the end of that chunk. Writer only.
 	populate  bool
 	populated int
+	// smallPages: the mapping is MADV_RANDOM for the writer
+	// (QueueOptions.SmallPages) until FinishWriting. Writer only.
+	smallPages bool
 	// reserveErr is why the blocks of an existing file could not be
 	// reserved when it was opened (nil: reserved); see LogReserveProblem.
 	reserveErr error
@@ -172,6 +175,16 @@ func (m *MappedFile) SetWrotePosition(p int32) {
 	m.committed.Store(p)
 }
 
+// FinishWriting tells a file the writer has left it (full): a SmallPages
+// file gets read-around back, so that reading it cold from disk later
+// (a consumer far behind) reads ahead as any old file does. Writer only.
+func (m *MappedFile) FinishWriting() {
+	if m.smallPages {
+		m.smallPages = false
+		adviseNormal(m.data)
+	}
+}
+
 // SetFlushedPosition sets the flushed position (recovery).
 func (m *MappedFile) SetFlushedPosition(p int32) { m.flushed.Store(p) }
 
@@ -206,6 +219,9 @@ func (m *MappedFile) Append(b []byte) error {
 		return err
 	}
 	m.SetWrotePosition(int32(p + len(b)))
+	if p+len(b) == m.fileSize {
+		m.FinishWriting() // a slave's CommitLog fills its files this way
+	}
 	m.WarmAhead()
 	return nil
 }
@@ -280,9 +296,12 @@ func (m *MappedFile) setAppendMode(opts QueueOptions, w *warmer) error {
 	m.byWrite = opts.AppendByWrite
 	if opts.PopulateAhead && !opts.AppendByWrite {
 		m.populate = true
-		if m.fresh { // all holes: read-around would only zero-fill; old files keep it for readers
-			adviseRandom(m.data)
-		}
+	}
+	// Fresh files only: read-around would only zero-fill holes (or build
+	// large folios, see SmallPages); old files keep it for readers.
+	if (opts.PopulateAhead || opts.SmallPages) && !opts.AppendByWrite && m.fresh {
+		adviseRandom(m.data)
+		m.smallPages = opts.SmallPages
 	}
 	if !opts.AppendByWrite {
 		m.warm = w

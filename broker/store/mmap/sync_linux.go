@@ -46,5 +46,8 @@ func populateUnsupported(err error) bool { return errors.Is(err, syscall.EINVAL)
 // adviseRandom turns off read-around for faults on b.
 func adviseRandom(b []byte) { _ = syscall.Madvise(b, syscall.MADV_RANDOM) }
 
+// adviseNormal gives b the default read-around back.
+func adviseNormal(b []byte) { _ = syscall.Madvise(b, syscall.MADV_NORMAL) }
+
 // adviseWillNeed asks the kernel to read b in ahead (warmMapedFileEnable).
 func adviseWillNeed(b []byte) { _ = syscall.Madvise(b, syscall.MADV_WILLNEED) }

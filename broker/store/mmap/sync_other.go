@@ -30,5 +30,8 @@ func populateUnsupported(error) bool { return true }
 // adviseRandom is a no-op where madvise is not wired.
 func adviseRandom([]byte) {}
 
+// adviseNormal is a no-op where madvise is not wired.
+func adviseNormal([]byte) {}
+
 // adviseWillNeed is a no-op where madvise is not wired.
 func adviseWillNeed([]byte) {}
