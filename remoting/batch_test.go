@@ -134,3 +134,45 @@ func TestRemotingOutOfOrderAnswersOneConnection(t *testing.T) {
 		seen[resp.Opaque] = true
 	}
 }
+
+// TestRemotingDispatchReportsHandOff: a read whose frames went to other
+// goroutines (a pool, or an inline processor that only queued the request)
+// is reported, so that the event loop yields to them before it blocks in
+// epoll_wait (yieldToHandedWork); a read answered entirely inline is not.
+func TestRemotingDispatchReportsHandOff(t *testing.T) {
+	deferred := InlineProcessorFunc(func(ctx *Context, _ *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+		go ctx.Respond(codec.NewResponse(code.Success, "later"))
+		return nil, nil
+	})
+	srv := startServer(t, nil, func(s *Server) {
+		s.RegisterProcessor(testCodeEcho, echo, NewPool("echo", 1, 16))
+		s.RegisterProcessor(testCodeInline, InlineProcessorFunc(echo), NewPool("inline", 1, 1))
+		s.RegisterProcessor(testCodeInlineLate, deferred, NewPool("late", 1, 1))
+	})
+	ch := newChannel(srv.ep, "127.0.0.1:1", "127.0.0.1:2")
+	ch.kick = func() {}
+	ch.closeFn = func() error { return nil }
+	for _, tc := range []struct {
+		name  string
+		codes []int32
+		want  bool
+	}{
+		{"inline only", []int32{testCodeInline, testCodeInline}, false},
+		{"pool", []int32{testCodeEcho}, true},
+		{"inline then pool", []int32{testCodeInline, testCodeEcho}, true},
+		{"inline, queued for later", []int32{testCodeInlineLate}, true},
+	} {
+		var data []byte
+		for i, c := range tc.codes {
+			req := codec.NewRequest(c, nil, nil)
+			req.Opaque = int32(i + 1)
+			var err error
+			if data, err = codec.AppendFrame(data, req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, handed := dispatchFrames(srv.ep, ch, data); handed != tc.want {
+			t.Errorf("%s: handed %v, want %v", tc.name, handed, tc.want)
+		}
+	}
+}

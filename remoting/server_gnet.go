@@ -1,6 +1,8 @@
 package remoting
 
 import (
+	"runtime"
+
 	"github.com/panjf2000/gnet/v2"
 	"go.uber.org/zap"
 
@@ -50,25 +52,48 @@ func (h *gnetHandler) OnTraffic(c gnet.Conn) gnet.Action {
 	if !ok {
 		return gnet.Close
 	}
-	if a := readFrames(h.s.ep, ch, c); a != gnet.None {
+	a, handed := readFrames(h.s.ep, ch, c)
+	if a != gnet.None {
 		return a
 	}
-	return flushOnLoop(ch, c)
+	a = flushOnLoop(ch, c)
+	if handed {
+		yieldToHandedWork()
+	}
+	return a
 }
 
-// readFrames dispatches the whole frames buffered on c.
-func readFrames(ep *endpoint, ch *Channel, c gnet.Conn) gnet.Action {
+// yieldToHandedWork lets the goroutines this event loop just made runnable
+// (pool workers, the broker's timed executors, waiters of responses) run
+// before the loop goes back to epoll_wait.
+//
+// Why: the runtime puts a goroutine woken from this loop in the loop's own
+// P (its runnext slot), and gnet's poller then blocks in a plain epoll_wait
+// system call that keeps that P. gnet yields once (runtime.Gosched) before
+// it blocks, which normally runs the woken goroutine; but one schedule in
+// 61 takes the global run queue first (the runtime's fairness check), which
+// is where Gosched put the loop itself: the loop then blocks with the woken
+// goroutine stranded on its P until sysmon takes the P back, and an idle
+// process's sysmon sleeps up to 10 ms. That was most of the long-poll
+// wake-up p99 (a send or pull stranded 10-14 ms before its worker started,
+// seen in a runtime trace of mqbench -mode wake). A second yield here
+// makes both checks fall on the same schedule tick impossible.
+func yieldToHandedWork() { runtime.Gosched() }
+
+// readFrames dispatches the whole frames buffered on c; handed reports
+// whether any of them went to another goroutine.
+func readFrames(ep *endpoint, ch *Channel, c gnet.Conn) (a gnet.Action, handed bool) {
 	buffered := c.InboundBuffered()
 	if buffered == 0 { // a wake: nothing to read
-		return gnet.None
+		return gnet.None, false
 	}
 	ch.touch()
 	if buffered < ch.need { // a large frame still arriving: no Peek (it may copy)
-		return gnet.None
+		return gnet.None, false
 	}
 	buf, err := c.Peek(buffered)
 	if err != nil {
-		return gnet.None
+		return gnet.None, false
 	}
 	off := 0
 	ch.need = 0
@@ -76,7 +101,7 @@ func readFrames(ep *endpoint, ch *Channel, c gnet.Conn) gnet.Action {
 		n, err := codec.FrameLength(buf[off:], ep.maxFrame)
 		if err != nil {
 			ep.lg.Warn("bad frame, close the connection", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
-			return gnet.Close
+			return gnet.Close, false
 		}
 		if n == 0 || off+n > len(buf) {
 			ch.need = n
@@ -85,7 +110,7 @@ func readFrames(ep *endpoint, ch *Channel, c gnet.Conn) gnet.Action {
 		off += n
 	}
 	if off == 0 {
-		return gnet.None
+		return gnet.None, false
 	}
 	// append, unlike make+copy, does not zero the bytes it then overwrites
 	data := append([]byte(nil), buf[:off]...)
@@ -96,27 +121,33 @@ func readFrames(ep *endpoint, ch *Channel, c gnet.Conn) gnet.Action {
 // dispatchFrames decodes consecutive whole frames and hands them on.
 // Requests for inline processors run here; their responses are appended to
 // ch.inlineOut, which flushOnLoop writes once all frames are handled.
-func dispatchFrames(ep *endpoint, ch *Channel, data []byte) gnet.Action {
+// handed reports whether a frame went to another goroutine: to a pool, to
+// a response waiter, or queued by an inline processor that answered
+// nothing yet.
+func dispatchFrames(ep *endpoint, ch *Channel, data []byte) (a gnet.Action, handed bool) {
 	out := ch.inlineOut[:0]
 	defer func() { ch.inlineOut = out }()
 	for len(data) > 0 {
 		n, err := codec.FrameLength(data, ep.maxFrame)
 		if err != nil || n == 0 || n > len(data) {
-			return gnet.Close // cannot happen: frames were measured before
+			return gnet.Close, handed // cannot happen: frames were measured before
 		}
 		cmd, err := codec.Decode(data[:n:n])
 		if err != nil {
 			ep.lg.Warn("decode frame failed, close the connection", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
-			return gnet.Close
+			return gnet.Close, handed
 		}
 		data = data[n:]
 		if pe, ok := ep.inlineEntry(cmd); ok {
+			before := len(out)
 			out = ep.runInline(pe, newContext(ch, cmd, ep.lg), cmd, out)
+			handed = handed || len(out) == before
 			continue
 		}
 		ep.handle(ch, cmd)
+		handed = true
 	}
-	return gnet.None
+	return gnet.None, handed
 }
 
 // kickOnLoop is a gnet channel's Channel.kick: it asks the event loop to
