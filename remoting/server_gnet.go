@@ -76,8 +76,10 @@ func (h *gnetHandler) OnTraffic(c gnet.Conn) gnet.Action {
 // goroutine stranded on its P until sysmon takes the P back, and an idle
 // process's sysmon sleeps up to 10 ms. That was most of the long-poll
 // wake-up p99 (a send or pull stranded 10-14 ms before its worker started,
-// seen in a runtime trace of mqbench -mode wake). A second yield here
-// makes both checks fall on the same schedule tick impossible.
+// seen in a runtime trace of mqbench -mode wake). With a second yield the
+// fairness check can catch at most one of the two, so the woken goroutine
+// runs before the loop blocks. (Goroutines woken while every P is held by
+// a loop blocked in epoll_wait still wait for sysmon; see docs/benchmarks.md.)
 func yieldToHandedWork() { runtime.Gosched() }
 
 // readFrames dispatches the whole frames buffered on c; handed reports
