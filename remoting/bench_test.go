@@ -27,14 +27,14 @@ const (
 // req/s metrics of the two sub-benchmarks.
 func BenchmarkRemotingRoundTrip(b *testing.B) {
 	b.Run("gnet", func(b *testing.B) {
-		addr, stop := startBenchGnet(b, false)
+		s, stop := startBenchGnet(b, false)
 		defer stop()
-		driveLoad(b, addr)
+		driveLoadGnet(b, s)
 	})
 	b.Run("gnetinline", func(b *testing.B) {
-		addr, stop := startBenchGnet(b, true)
+		s, stop := startBenchGnet(b, true)
 		defer stop()
-		driveLoad(b, addr)
+		driveLoadGnet(b, s)
 	})
 	b.Run("netbaseline", func(b *testing.B) {
 		addr, stop := startBenchBaseline(b)
@@ -44,18 +44,19 @@ func BenchmarkRemotingRoundTrip(b *testing.B) {
 	// The machine is shared and noisy: alternate short rounds against both
 	// servers and report the median of the per-round ratios.
 	b.Run("ratio", func(b *testing.B) {
-		gAddr, gStop := startBenchGnet(b, false)
+		gs, gStop := startBenchGnet(b, false)
 		defer gStop()
-		iAddr, iStop := startBenchGnet(b, true)
+		is, iStop := startBenchGnet(b, true)
 		defer iStop()
+		gAddr, iAddr := gs.Addr().String(), is.Addr().String()
 		nAddr, nStop := startBenchBaseline(b)
 		defer nStop()
 		for range b.N {
 			var ratios, iratios, gs, is, ns []float64
 			for range 5 {
-				g := measureLoad(b, gAddr, 20000)
-				i := measureLoad(b, iAddr, 20000)
-				n := measureLoad(b, nAddr, 20000)
+				g := measureLoad(b, gAddr, 20000, nil)
+				i := measureLoad(b, iAddr, 20000, nil)
+				n := measureLoad(b, nAddr, 20000, nil)
 				gs, is, ns = append(gs, g), append(is, i), append(ns, n)
 				ratios, iratios = append(ratios, g/n), append(iratios, i/n)
 			}
@@ -75,7 +76,7 @@ func median(v []float64) float64 {
 
 // startBenchGnet serves HEART_BEAT with an empty SUCCESS, through a pool or
 // inline on the event loop.
-func startBenchGnet(b *testing.B, inline bool) (string, func()) {
+func startBenchGnet(b *testing.B, inline bool) (*Server, func()) {
 	cfg := NewNettyServerConfig()
 	cfg.ListenAddr = "127.0.0.1:0"
 	s, err := NewServer(cfg, nil)
@@ -93,7 +94,7 @@ func startBenchGnet(b *testing.B, inline bool) (string, func()) {
 	if err := s.Start(); err != nil {
 		b.Fatal(err)
 	}
-	return s.Addr().String(), func() { _ = s.Shutdown(context.Background()) }
+	return s, func() { _ = s.Shutdown(context.Background()) }
 }
 
 func startBenchBaseline(b *testing.B) (string, func()) {
@@ -150,12 +151,27 @@ func serveBaseline(ln net.Listener) {
 func driveLoad(b *testing.B, addr string) {
 	b.ReportAllocs()
 	b.ResetTimer()
-	b.ReportMetric(measureLoad(b, addr, b.N), "req/s")
+	b.ReportMetric(measureLoad(b, addr, b.N, nil), "req/s")
+}
+
+// driveLoadGnet is driveLoad plus the server's socket writes per answer.
+func driveLoadGnet(b *testing.B, s *Server) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	var writes uint64
+	count := func() {
+		for _, ch := range s.Channels() {
+			writes += ch.writes.Load()
+		}
+	}
+	b.ReportMetric(measureLoad(b, s.Addr().String(), b.N, count), "req/s")
+	b.ReportMetric(float64(writes)/float64(b.N), "writes/req")
 }
 
 // measureLoad sends total requests spread over benchConns connections, waits
-// for every response and returns requests per second.
-func measureLoad(b *testing.B, addr string, total int) float64 {
+// for every response and returns requests per second; answered, when set,
+// runs once every answer has arrived, before the connections close.
+func measureLoad(b *testing.B, addr string, total int, answered func()) float64 {
 	frame, err := codec.Encode(codec.NewRequest(code.HeartBeat, map[string]string{"clientID": "bench"}, nil))
 	if err != nil {
 		b.Fatal(err)
@@ -178,7 +194,11 @@ func measureLoad(b *testing.B, addr string, total int) float64 {
 		go func() { defer wg.Done(); pipeline(b, c, frame, n) }()
 	}
 	wg.Wait()
-	return float64(total) / time.Since(start).Seconds()
+	rate := float64(total) / time.Since(start).Seconds()
+	if answered != nil {
+		answered()
+	}
+	return rate
 }
 
 // pipeline keeps benchInFlight requests outstanding on c until n are answered.

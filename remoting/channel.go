@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/panjf2000/gnet/v2"
-
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
@@ -47,15 +45,12 @@ type Channel struct {
 	kicked bool       // a flush is scheduled or running
 
 	closed     atomic.Bool
+	writes     atomic.Uint64 // socket writes of queued or inline frames (gnet server channels)
 	done       chan struct{} // closed once the connection is gone (by markGone)
 	goneOnce   sync.Once
 	lastActive atomic.Int64 // unix nanos of the last read or flush
 
-	// gnet server only: the batch AsyncWrite is writing and its callback
-	// (see gnetFlush). One flush runs at a time (kicked), and gnet's task
-	// queue orders the callback after the write that set flushing.
-	flushing []byte
-	flushed  gnet.AsyncCallback
+	iov [2][]byte // gnet server only, event loop only: flushOnLoop's writev
 
 	need      int    // server only, event loop only: size of the partly received next frame
 	inlineOut []byte // server only, event loop only: responses of inline requests of one read
@@ -167,6 +162,23 @@ func (ch *Channel) takeBatch() []byte {
 	defer ch.mu.Unlock()
 	if len(ch.out) == 0 {
 		ch.kicked = false
+		return nil
+	}
+	b := ch.out
+	ch.out = ch.spare[:0:cap(ch.spare)]
+	ch.spare = nil
+	return b
+}
+
+// takeQueued hands every queued byte to the flusher and ends the flush: a
+// frame queued after it kicks a new one. For flushers that run as one task
+// per kick (the gnet event loop), where takeBatch's "until empty" loop
+// would leave a kick pending with no task to serve it.
+func (ch *Channel) takeQueued() []byte {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	ch.kicked = false
+	if len(ch.out) == 0 {
 		return nil
 	}
 	b := ch.out

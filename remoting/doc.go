@@ -18,15 +18,18 @@
 //	            in one slice, Discard, Decode, then per frame:
 //	              response → pending table → waiter's channel / callback goroutine
 //	              request, inline (InlineProcessor.Inline(code) true) → processed
-//	                right here; its encoded response joins the batch that one
-//	                Conn.Write sends after the last frame of this read
+//	                right here; its encoded response joins the batch written
+//	                after the last frame of this read
 //	              request  → Pool.Submit (never blocks; full → SYSTEM_BUSY [OVERLOAD])
+//	            then one write (writev) of this read's inline answers and
+//	            every answer queued on the channel so far
 //	          ─▶ pool worker: Processor.ProcessRequest (panic → SYSTEM_ERROR)
 //	          ─▶ Context.Respond → Channel.WriteCommand: encode into the channel's
 //	             outbound buffer; the first frame into an empty buffer kicks
-//	             Conn.AsyncWrite, whose callback (on the event loop) sends
-//	             whatever was queued meanwhile in one more AsyncWrite, so
-//	             concurrent responses to one connection share write syscalls.
+//	             Conn.Wake, a task on the event loop that runs OnTraffic and
+//	             takes the buffer only then: everything queued for the
+//	             connection until the loop gets to it (or until its next
+//	             read, whichever comes first) leaves in one write syscall.
 //
 // TLS (NettyServerConfig.TLS, Java's tls.server.mode): when not disabled
 // the accept goroutine passes each connection to a goroutine of its own,
@@ -38,7 +41,7 @@
 //	other byte ─▶ gnet.Client.Enroll as above (enforcing: closed instead)
 //
 // The client is the same with a reader goroutine in place of OnTraffic and a
-// writer goroutine draining the outbound buffer in place of AsyncWrite.
+// writer goroutine draining the outbound buffer in place of the event loop.
 // Connect/close/idle events go to the ChannelEventListener on one event
 // goroutine (Java's NettyEventExecutor), never on an event loop. A sweeper
 // goroutine fails async calls past their deadline (ErrTimeout) and closes
