@@ -161,8 +161,13 @@ func tagsCode(tags []byte) int64 {
 // dispatchRequest turns a parsed record into what the dispatchers need.
 // withProps also builds the properties map (for the arriving listener).
 func (s *DefaultMessageStore) dispatchRequest(v *recordView, withProps bool) commitlog.DispatchRequest {
+	return s.dispatchRequestNamed(v, s.topicName(v.topic, v.queueID), withProps)
+}
+
+// dispatchRequestNamed is dispatchRequest with the topic name as a string.
+func (s *DefaultMessageStore) dispatchRequestNamed(v *recordView, topic string, withProps bool) commitlog.DispatchRequest {
 	d := commitlog.DispatchRequest{
-		Topic: s.topicName(v.topic, v.queueID), QueueID: v.queueID, CommitLogOffset: v.commitLogOffset, MsgSize: v.size,
+		Topic: topic, QueueID: v.queueID, CommitLogOffset: v.commitLogOffset, MsgSize: v.size,
 		StoreTimestamp: v.storeTimestamp, ConsumeQueueOffset: v.queueOffset, SysFlag: v.sysFlag,
 		PreparedTransactionOffset: v.preparedTxOff, BornTimestamp: v.bornTimestamp,
 	}

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/rocketmq-go/rmq/broker/store/checkpoint"
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
@@ -140,6 +142,7 @@ type openTiming struct {
 	minflt    int64 // minor page faults
 	majflt    int64 // major page faults (read from disk)
 	scanFrom  int64 // abnormal recovery: CommitLog offset the scan began at (-1: normal)
+	phases    []string
 }
 
 func (o openTiming) String() string {
@@ -147,6 +150,7 @@ func (o openTiming) String() string {
 	if o.scanFrom >= 0 {
 		s += fmt.Sprintf(", scanned from %d MiB", o.scanFrom>>20)
 	}
+	s += "; phases: " + strings.Join(o.phases, ", ")
 	return s
 }
 
@@ -166,9 +170,10 @@ func timeOpen(t *testing.T, cfg *MessageStoreConfig, name string) openTiming {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	core, logs := observer.New(zap.InfoLevel)
 	ru0 := rusage()
 	begin := time.Now()
-	s, err := Open(cfg, zap.NewNop())
+	s, err := Open(cfg, zap.New(core))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +185,9 @@ func timeOpen(t *testing.T, cfg *MessageStoreConfig, name string) openTiming {
 		cpu: time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())}
 	if !s.LastExitOK() {
 		r.scanFrom = s.abnormalScanFrom
+	}
+	for _, e := range logs.FilterMessage("store recovery phase").All() {
+		r.phases = append(r.phases, fmt.Sprintf("%v %v", e.ContextMap()["phase"], e.ContextMap()["took"]))
 	}
 	if s.DispatchBehindBytes() != 0 {
 		t.Fatalf("still %d bytes behind after start", s.DispatchBehindBytes())
