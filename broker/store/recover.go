@@ -52,6 +52,10 @@ func (s *DefaultMessageStore) recover(pc *phaseClock) error {
 		res, err = s.recoverAbnormally()
 		s.abnormalScanFrom = res.startOffset
 	}
+	if err == nil {
+		// stale index files were deleted while the CommitLog was scanned
+		err = s.idx.WaitRemoved()
+	}
 	if err != nil {
 		return err
 	}

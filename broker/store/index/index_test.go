@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,6 +144,33 @@ func TestIndexGoldenAbnormalLoadDropsNewerFiles(t *testing.T) {
 	}
 	if files := s.Files(); len(files) != 1 || files[0].Header.EndTimestamp != 1795969607957 {
 		t.Fatalf("files after abnormal load: %+v", files)
+	}
+}
+
+// TestIndexAbnormalLoadDeletesDroppedFiles: the files an abnormal load
+// drops are gone once WaitRemoved returns, and a failure to delete one is
+// reported there.
+func TestIndexAbnormalLoadDeletesDroppedFiles(t *testing.T) {
+	g := goldenDir(t)
+	dir := copyIndexDir(t, g)
+	s := newService(t, dir, 64, 256)
+	if err := s.Load(false, 1795969607957); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitRemoved(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 1 || filepath.Join(dir, ents[0].Name()) != s.Files()[0].Path {
+		t.Fatalf("index dir after abnormal load: %v %v", ents, err)
+	}
+
+	failing := newService(t, copyIndexDir(t, g), 64, 256)
+	failing.remove = func(string) error { return os.ErrPermission }
+	if err := failing.Load(false, 1795969607957); err != nil {
+		t.Fatal(err)
+	}
+	if err := failing.WaitRemoved(); !errors.Is(err, os.ErrPermission) {
+		t.Fatalf("WaitRemoved with a failing remove: %v", err)
 	}
 }
 
