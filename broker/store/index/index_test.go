@@ -272,3 +272,27 @@ func TestIndexTopicKeyHash(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexBuildAlternatingTopics: records of different topics (ASCII or
+// not, the empty one too) interleaved, each found again by every key.
+func TestIndexBuildAlternatingTopics(t *testing.T) {
+	s := NewService(Config{Dir: t.TempDir(), HashSlotNum: 1024, IndexNum: 4096}, nil, zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = s.Shutdown() })
+	topics := []string{"A", "B", "主题", "", "A", "A", "C#x", "主题", "B"}
+	base := int64(1_700_000_000_000)
+	for i, topic := range topics {
+		req := &Request{Topic: topic, Keys: "k" + strconv.Itoa(i) + " é" + strconv.Itoa(i), UniqKey: "U" + strconv.Itoa(i),
+			CommitLogOffset: int64(i+1) * 100, StoreTimestamp: base + int64(i)}
+		if err := s.BuildIndex(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, topic := range topics {
+		for _, k := range []string{"k" + strconv.Itoa(i), "é" + strconv.Itoa(i), "U" + strconv.Itoa(i)} {
+			res := s.QueryOffset(topic, k, 8, 0, math.MaxInt64)
+			if !slices.Contains(res.PhyOffsets, int64(i+1)*100) {
+				t.Errorf("%q#%q: %v lacks %d", topic, k, res.PhyOffsets, (i+1)*100)
+			}
+		}
+	}
+}

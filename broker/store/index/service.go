@@ -60,6 +60,7 @@ type Service struct {
 
 	mu    sync.RWMutex // guards files and every file's header and content
 	files []*File
+	topic topicHash // of the last topic indexed (mu): records come in runs of a topic
 
 	flushWG   sync.WaitGroup // background flushes of full files
 	flushMu   sync.Mutex     // serialises checkpoint updates of background flushes
@@ -200,8 +201,11 @@ func (s *Service) BuildIndex(req *Request) error {
 	if message.TransactionType(req.SysFlag) == message.SysFlagTransRollback {
 		return nil
 	}
+	if s.topic.topic != req.Topic {
+		s.topic = newTopicHash(req.Topic)
+	}
 	if req.UniqKey != "" {
-		if f, err = s.putKeyLocked(f, topicKeyHash(req.Topic, req.UniqKey), req); err != nil {
+		if f, err = s.putKeyLocked(f, s.topic.keyHash(req.UniqKey), req); err != nil {
 			return err
 		}
 	}
@@ -211,7 +215,7 @@ func (s *Service) BuildIndex(req *Request) error {
 		if k == "" {
 			continue
 		}
-		if f, err = s.putKeyLocked(f, topicKeyHash(req.Topic, k), req); err != nil {
+		if f, err = s.putKeyLocked(f, s.topic.keyHash(k), req); err != nil {
 			return err
 		}
 	}
