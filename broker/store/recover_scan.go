@@ -22,6 +22,7 @@ package store
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
@@ -50,6 +51,21 @@ type scanBatch struct {
 	reqs []commitlog.DispatchRequest
 	last bool
 	fc   fileCheck // valid when last
+	// keys holds the batch's KEYS and UNIQ_KEY values, which are
+	// substrings of it: one allocation per batch rather than two per
+	// record (strings.Builder never changes bytes it has handed out).
+	keys strings.Builder
+	str  func([]byte) string // b.keyString, made once
+}
+
+// scanKeyBytes is the room made for a batch's keys at once.
+const scanKeyBytes = 24 * scanBatchRecords
+
+// keyString appends v to the batch's keys and returns it as a string.
+func (b *scanBatch) keyString(v []byte) string {
+	start := b.keys.Len()
+	b.keys.Write(v)
+	return b.keys.String()[start:]
 }
 
 // recoveryScanner runs the scanner goroutines over files; the recovery
@@ -143,7 +159,7 @@ func (sc *recoveryScanner) scanFile(mf *mmap.MappedFile, out chan<- *scanBatch, 
 			fc = fileCheck{end: at}
 			break
 		}
-		b.reqs = append(b.reqs, sc.s.dispatchRequestNamed(&v, internTopic(topics, v.topic), false))
+		b.reqs = append(b.reqs, sc.s.dispatchRequestNamed(&v, internTopic(topics, v.topic), false, b.str))
 		pos += int(v.size)
 		if len(b.reqs) >= sc.batchSize {
 			if !sc.send(out, b) {
@@ -172,9 +188,14 @@ func (sc *recoveryScanner) batch() *scanBatch {
 	select {
 	case b := <-sc.free:
 		b.reqs, b.last, b.fc = b.reqs[:0], false, fileCheck{}
+		b.keys.Reset() // the strings handed out keep the old buffer
+		b.keys.Grow(scanKeyBytes)
 		return b
 	default:
-		return &scanBatch{reqs: make([]commitlog.DispatchRequest, 0, sc.batchSize)}
+		b := &scanBatch{reqs: make([]commitlog.DispatchRequest, 0, sc.batchSize)}
+		b.str = b.keyString
+		b.keys.Grow(scanKeyBytes)
+		return b
 	}
 }
 
