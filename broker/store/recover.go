@@ -5,10 +5,11 @@ package store
 // recovery: the commitlog package only takes the end found here
 // (SetRecoveredEnd). One walk (walkCommitLog) serves both cases, with the
 // record checks of validator.go (magic, sizes, physical offset, body CRC
-// when checkCRCOnRecover). After a crash a validator goroutine faults each
-// file in and checks it up to two files ahead while the recovery goroutine
-// dispatches what was found valid, skipping records the consume queue and
-// the index already hold.
+// when checkCRCOnRecover). After a crash scanner goroutines
+// (recover_scan.go) fault the files in, check them and parse their
+// records while the recovery goroutine dispatches what was found valid,
+// in CommitLog order, skipping records the consume queue and the index
+// already hold.
 
 import (
 	"encoding/binary"
@@ -96,9 +97,9 @@ func (s *DefaultMessageStore) recoverNormally() (recoverResult, error) {
 
 // recoverAbnormally is Java CommitLog.recoverAbnormally after a crash:
 // from the newest file whose first record is not newer than the
-// checkpoint allows (the first file when none is), the validator
-// goroutine checks each file ahead while this one dispatches it; the log
-// is cut after the last valid record.
+// checkpoint allows (the first file when none is), the scanners check
+// and parse the files ahead while this goroutine dispatches their records
+// in order; the log is cut after the last valid record.
 func (s *DefaultMessageStore) recoverAbnormally() (recoverResult, error) {
 	files := s.cl.MappedFileQueue().Files()
 	if len(files) == 0 {

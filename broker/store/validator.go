@@ -8,7 +8,7 @@ import (
 // a stop request is noticed quickly.
 const prefetchChunk = 8 << 20
 
-// fileCheck is the validator's verdict on one CommitLog file: end is the
+// fileCheck is the verdict of a check on one CommitLog file: end is the
 // offset after its last valid record; cont is true when the file ended
 // properly (blank record or its end), so the log goes on in the next file.
 type fileCheck struct {
