@@ -17,8 +17,9 @@ package store
 //	                                     file 1 from out[1], ... (CQ + index)
 //
 // A scanner works on file j+k only once the batches of file j are all
-// queued; each queue holds scanQueueBatches batches, so the scan runs at
-// most about one file per scanner ahead of the writing.
+// queued; each queue holds scanQueueBatches batches, so a scanner parses
+// at most that many batches ahead of the writing (having faulted in the
+// whole file it is on).
 
 import (
 	"runtime"
