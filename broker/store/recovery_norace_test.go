@@ -68,6 +68,11 @@ func TestNoRaceStoreRecoveryTime(t *testing.T) {
 	if err := s.ckpt.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	// The scan may skip the first file only when the second one's first
+	// record is older than the checkpoint's bound (3 s before its
+	// timestamps, as Java's): a fast machine writes 1 GiB in less.
+	files := s.cl.MappedFileQueue().Files()
+	canSkip := len(files) > 1 && s.matchedRecover(files[1])
 	fresh, err := os.ReadFile(cfg.CheckpointPath())
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +89,7 @@ func TestNoRaceStoreRecoveryTime(t *testing.T) {
 	crash(t, cfg, fresh)
 	r = timeOpen(t, cfg, "crash")
 	t.Logf("crash, checkpoint %d MiB behind: %v", tail>>20, r)
-	if r.scanFrom <= 0 && total-tail > 2*int64(cfg.MappedFileSizeCommitLog) {
+	if r.scanFrom <= 0 && canSkip {
 		t.Errorf("crash with a fresh checkpoint scanned the whole log")
 	}
 	crash(t, cfg, make([]byte, checkpoint.FileSize))
