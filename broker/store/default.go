@@ -44,6 +44,7 @@ type options struct {
 	// consume-queue unit that cannot be written (dispatch_stall.go).
 	dispatchRetry      time.Duration
 	dispatchMaxBackoff time.Duration
+	scan               scanOptions // the abnormal recovery's scanners (recover_scan.go)
 }
 
 // WithMessageArrivingListener sets the long-poll listener told about every
@@ -211,6 +212,7 @@ func (s *DefaultMessageStore) open() error {
 			return fmt.Errorf("store: %w", err)
 		}
 	}
+	pc := newPhaseClock(s.lg)
 	lock, err := checkpoint.TryLock(s.cfg.LockPath())
 	if err != nil {
 		return err
@@ -229,21 +231,25 @@ func (s *DefaultMessageStore) open() error {
 	if s.cl, err = commitlog.New(cc, s.ckpt, s.lg); err != nil {
 		return err
 	}
+	pc.done("checkpoint")
 	if err := s.cl.Load(); err != nil {
 		return err
 	}
+	pc.done("commitlog load", zap.Int("files", len(s.cl.MappedFileQueue().Files())))
 	if err := s.loadConsumeQueues(); err != nil {
 		return err
 	}
+	pc.done("consumequeue load")
 	s.idx = index.NewService(index.Config{Dir: s.cfg.IndexDir(), HashSlotNum: s.cfg.MaxHashSlotNum,
 		IndexNum: s.cfg.MaxIndexNum, MaxMsgsNumBatch: s.cfg.MaxMsgsNumBatch, Now: s.opts.now}, s.ckpt, s.lg.Named("index"))
 	if err := s.idx.Load(s.lastExitOK, s.ckpt.IndexMsgTimestamp()); err != nil {
 		return err
 	}
+	pc.done("index load", zap.Int("files", len(s.idx.Files())))
 	s.stats = newStoreStats(s.opts.now())
 	s.reput = newReputService(s)
 	s.clean = newCleanService(s)
-	return s.recover()
+	return s.recover(pc)
 }
 
 // loadConsumeQueues maps every consumequeue/<topic>/<queueId> directory.
@@ -346,9 +352,11 @@ func (s *DefaultMessageStore) Start() error {
 	s.lg.Info("set reput offset", zap.Int64("reputFromOffset", from), zap.Int64("commitLogMinOffset", s.cl.MinOffset()),
 		zap.Int64("commitLogMaxOffset", s.cl.MaxOffset()))
 	s.reput.setFrom(from)
+	pc := newPhaseClock(s.lg)
 	for s.DispatchBehindBytes() > 0 && s.reput.doReput() {
 	}
 	s.recoverTopicQueueTable()
+	pc.done("dispatch catch-up", zap.Int64("bytes", s.cl.MaxOffset()-from))
 	s.services = []*service.Service{
 		s.reput.svc,
 		service.New("flushConsumeQueueService", time.Duration(s.cfg.FlushIntervalConsumeQueue)*time.Millisecond, s.flushConsumeQueue),

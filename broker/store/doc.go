@@ -42,11 +42,15 @@
 // 3rd-last file. Abnormal (Java CommitLog.recoverAbnormally): one pass from
 // the newest file whose first record is not newer than the checkpoint's
 // min timestamp validates every record and dispatches it, skipping records
-// its queue and the index already hold; a validator goroutine
-// (validator.go) faults in and checks each file up to two files ahead of
-// the dispatching goroutine, so the two halves of the pass share two
-// cores. Index files newer than the checkpoint's index timestamp are
-// discarded before. The CommitLog is cut after the last valid record
+// its queue and the index already hold: scanner goroutines
+// (recover_scan.go, one per core up to 4, file j on scanner j mod k)
+// fault each file in, check its records and parse them into dispatch
+// requests, handed in batches to the recovery goroutine, which writes the
+// consume-queue units and index entries one record at a time in CommitLog
+// order, as the dispatcher does. Index files newer than the checkpoint's
+// index timestamp are dropped before (unmapped at once, deleted on the
+// index's goroutine during the scan; recovery waits for it). Each step is
+// logged with its time ("store recovery phase"). The CommitLog is cut after the last valid record
 // (stale tail zeroed, later files deleted) and queue units beyond it are
 // truncated. Start dispatches from max(consume queues' max physical
 // offset, CommitLog min offset) until the dispatcher has caught up, and

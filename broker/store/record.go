@@ -161,8 +161,16 @@ func tagsCode(tags []byte) int64 {
 // dispatchRequest turns a parsed record into what the dispatchers need.
 // withProps also builds the properties map (for the arriving listener).
 func (s *DefaultMessageStore) dispatchRequest(v *recordView, withProps bool) commitlog.DispatchRequest {
+	return s.dispatchRequestNamed(v, s.topicName(v.topic, v.queueID), withProps, nil)
+}
+
+// dispatchRequestNamed is dispatchRequest with the topic name as a string;
+// without withProps, str (nil: a plain conversion) makes the KEYS and
+// UNIQ_KEY strings.
+func (s *DefaultMessageStore) dispatchRequestNamed(v *recordView, topic string, withProps bool,
+	str func([]byte) string) commitlog.DispatchRequest {
 	d := commitlog.DispatchRequest{
-		Topic: s.topicName(v.topic, v.queueID), QueueID: v.queueID, CommitLogOffset: v.commitLogOffset, MsgSize: v.size,
+		Topic: topic, QueueID: v.queueID, CommitLogOffset: v.commitLogOffset, MsgSize: v.size,
 		StoreTimestamp: v.storeTimestamp, ConsumeQueueOffset: v.queueOffset, SysFlag: v.sysFlag,
 		PreparedTransactionOffset: v.preparedTxOff, BornTimestamp: v.bornTimestamp,
 	}
@@ -181,11 +189,14 @@ func (s *DefaultMessageStore) dispatchRequest(v *recordView, withProps bool) com
 		return d
 	}
 	p := scanDispatchProps(v.props)
+	if str == nil {
+		str = func(b []byte) string { return string(b) }
+	}
 	if p.keys != nil {
-		d.Keys = string(p.keys)
+		d.Keys = str(p.keys)
 	}
 	if p.uniqKey != nil {
-		d.UniqKey = string(p.uniqKey)
+		d.UniqKey = str(p.uniqKey)
 	}
 	d.TagsCode = tagsCode(p.tags)
 	if d.Topic == message.ScheduleTopic {

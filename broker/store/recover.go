@@ -5,17 +5,18 @@ package store
 // recovery: the commitlog package only takes the end found here
 // (SetRecoveredEnd). One walk (walkCommitLog) serves both cases, with the
 // record checks of validator.go (magic, sizes, physical offset, body CRC
-// when checkCRCOnRecover). After a crash a validator goroutine faults each
-// file in and checks it up to two files ahead while the recovery goroutine
-// dispatches what was found valid, skipping records the consume queue and
-// the index already hold.
+// when checkCRCOnRecover). After a crash scanner goroutines
+// (recover_scan.go) fault the files in, check them and parse their
+// records while the recovery goroutine dispatches what was found valid,
+// in CommitLog order, skipping records the consume queue and the index
+// already hold.
 
 import (
 	"encoding/binary"
 
 	"go.uber.org/zap"
 
-	"github.com/rocketmq-go/rmq/broker/store/consumequeue"
+	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/broker/store/mmap"
 	"github.com/rocketmq-go/rmq/internal/message"
 )
@@ -34,14 +35,16 @@ type recoverResult struct {
 // CommitLog (normal, or abnormal: validated and re-dispatched in one
 // pass), then the queue offset table. Consume-queue units beyond the
 // recovered end are truncated after the re-dispatch, as in Java.
-func (s *DefaultMessageStore) recover() error {
+func (s *DefaultMessageStore) recover(pc *phaseClock) error {
 	maxPhyOfCQ := int64(-1)
-	for _, cq := range s.allQueues() {
+	queues := s.allQueues()
+	for _, cq := range queues {
 		if err := cq.Recover(); err != nil {
 			return err
 		}
 		maxPhyOfCQ = max(maxPhyOfCQ, cq.MaxPhysicOffset())
 	}
+	pc.done("consumequeue recover", zap.Int("queues", len(queues)))
 	var res recoverResult
 	var err error
 	if s.lastExitOK {
@@ -50,9 +53,15 @@ func (s *DefaultMessageStore) recover() error {
 		res, err = s.recoverAbnormally()
 		s.abnormalScanFrom = res.startOffset
 	}
+	if err == nil {
+		// stale index files were deleted while the CommitLog was scanned
+		err = s.idx.WaitRemoved()
+	}
 	if err != nil {
 		return err
 	}
+	pc.done("commitlog recover", zap.Bool("lastExitOK", s.lastExitOK), zap.Int64("startOffset", res.startOffset),
+		zap.Int64("maxOffset", res.maxOffset))
 	if len(s.cl.MappedFileQueue().Files()) == 0 && maxPhyOfCQ >= 0 {
 		s.lg.Warn("the commitlog files are deleted, and delete the consume queue files")
 		s.destroyLogics()
@@ -64,7 +73,9 @@ func (s *DefaultMessageStore) recover() error {
 		}
 	}
 	s.recoverTopicQueueTable()
+	pc.done("logic queues settled")
 	s.lg.Info("load over", zap.Int64("maxPhyOffset", s.cl.MaxOffset()))
+	pc.total("store loaded")
 	return nil
 }
 
@@ -86,9 +97,9 @@ func (s *DefaultMessageStore) recoverNormally() (recoverResult, error) {
 
 // recoverAbnormally is Java CommitLog.recoverAbnormally after a crash:
 // from the newest file whose first record is not newer than the
-// checkpoint allows (the first file when none is), the validator
-// goroutine checks each file ahead while this one dispatches it; the log
-// is cut after the last valid record.
+// checkpoint allows (the first file when none is), the scanners check
+// and parse the files ahead while this goroutine dispatches their records
+// in order; the log is cut after the last valid record.
 func (s *DefaultMessageStore) recoverAbnormally() (recoverResult, error) {
 	files := s.cl.MappedFileQueue().Files()
 	if len(files) == 0 {
@@ -102,9 +113,9 @@ func (s *DefaultMessageStore) recoverAbnormally() (recoverResult, error) {
 		}
 	}
 	rs := s.newRecoveryScan()
-	val := startValidator(files[idx:], s.cfg.CheckCRCOnRecover, 2)
-	end := walkCommitLog(files, idx, func(*mmap.MappedFile) (fileCheck, bool) { return val.next() }, rs.dispatchFile)
-	val.finish() // before the cut may unmap a file it reads
+	sc := s.startRecoveryScanner(files[idx:], s.cfg.CheckCRCOnRecover)
+	end := walkCommitLog(files, idx, func(*mmap.MappedFile) (fileCheck, bool) { return sc.next(rs.record) }, nil)
+	sc.finish() // before the cut may unmap a file it reads
 	s.lg.Info("commit log recovered abnormally", zap.Int64("startOffset", files[idx].FileFromOffset()),
 		zap.Int64("maxOffset", end), zap.Int("dispatched", rs.dispatched), zap.Int("skipped", rs.skipped))
 	return recoverResult{startOffset: files[idx].FileFromOffset(), maxOffset: end}, s.cl.SetRecoveredEnd(end)
@@ -182,57 +193,30 @@ func (s *DefaultMessageStore) newRecoveryScan() *recoveryScan {
 	return rs
 }
 
-// dispatchFile walks the records of one mapped file up to validEnd (the
-// validator has checked them) and dispatches them; it returns where it
-// stopped, validEnd unless a record no longer parses.
-func (rs *recoveryScan) dispatchFile(mf *mmap.MappedFile, validEnd int64) int64 {
-	data := mf.Data()
-	from := mf.FileFromOffset()
-	limit := int(validEnd - from)
-	pos := 0
-	for pos < limit {
-		v, st := parseRecord(data[pos:limit], false)
-		if st != recordValid || v.commitLogOffset != from+int64(pos) {
-			break
-		}
-		rs.record(&v)
-		pos += int(v.size)
-	}
-	return from + int64(pos)
-}
-
 // record dispatches one valid record unless both dispatchers already hold
 // it: its queue's units reach past it (ConsumeQueue.Put would ignore it)
 // and it starts below the index end (BuildIndex would ignore it).
-func (rs *recoveryScan) record(v *recordView) {
+func (rs *recoveryScan) record(d *commitlog.DispatchRequest) {
 	s := rs.s
-	if v.commitLogOffset >= rs.confirm {
+	if d.CommitLogOffset >= rs.confirm {
 		return
 	}
-	if v.commitLogOffset < rs.indexEnd {
-		tx := message.TransactionType(v.sysFlag)
+	if d.CommitLogOffset < rs.indexEnd {
+		tx := message.TransactionType(d.SysFlag)
 		toCQ := tx == message.SysFlagTransactionNot || tx == message.SysFlagTransCommit
-		cq := rs.queue(v.topic, v.queueID)
-		if !toCQ || (cq != nil && v.commitLogOffset+int64(v.size) <= cq.MaxPhysicOffset()) {
+		cq := s.consumeQueue(d.Topic, d.QueueID)
+		if !toCQ || (cq != nil && d.CommitLogOffset+int64(d.MsgSize) <= cq.MaxPhysicOffset()) {
 			if toCQ {
 				// what putMessagePositionInfo does for a duplicate
 				if s.cfg.BrokerRole == Slave {
-					s.ckpt.SetPhysicMsgTimestamp(v.storeTimestamp)
+					s.ckpt.SetPhysicMsgTimestamp(d.StoreTimestamp)
 				}
-				s.ckpt.SetLogicsMsgTimestamp(v.storeTimestamp)
+				s.ckpt.SetLogicsMsgTimestamp(d.StoreTimestamp)
 			}
 			rs.skipped++
 			return
 		}
 	}
-	d := s.dispatchRequest(v, false)
-	s.doDispatch(&d)
+	s.doDispatch(d)
 	rs.dispatched++
-}
-
-// queue looks up an existing consume queue (nil when there is none).
-func (rs *recoveryScan) queue(topic []byte, queueID int32) *consumequeue.ConsumeQueue {
-	rs.s.cqMu.RLock()
-	defer rs.s.cqMu.RUnlock()
-	return rs.s.cqTable[string(topic)][queueID]
 }

@@ -9,11 +9,13 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/rocketmq-go/rmq/broker/store/checkpoint"
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
@@ -66,6 +68,11 @@ func TestNoRaceStoreRecoveryTime(t *testing.T) {
 	if err := s.ckpt.Flush(); err != nil {
 		t.Fatal(err)
 	}
+	// The scan may skip the first file only when the second one's first
+	// record is older than the checkpoint's bound (3 s before its
+	// timestamps, as Java's): a fast machine writes 1 GiB in less.
+	files := s.cl.MappedFileQueue().Files()
+	canSkip := len(files) > 1 && s.matchedRecover(files[1])
 	fresh, err := os.ReadFile(cfg.CheckpointPath())
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +89,7 @@ func TestNoRaceStoreRecoveryTime(t *testing.T) {
 	crash(t, cfg, fresh)
 	r = timeOpen(t, cfg, "crash")
 	t.Logf("crash, checkpoint %d MiB behind: %v", tail>>20, r)
-	if r.scanFrom <= 0 && total-tail > 2*int64(cfg.MappedFileSizeCommitLog) {
+	if r.scanFrom <= 0 && canSkip {
 		t.Errorf("crash with a fresh checkpoint scanned the whole log")
 	}
 	crash(t, cfg, make([]byte, checkpoint.FileSize))
@@ -140,6 +147,7 @@ type openTiming struct {
 	minflt    int64 // minor page faults
 	majflt    int64 // major page faults (read from disk)
 	scanFrom  int64 // abnormal recovery: CommitLog offset the scan began at (-1: normal)
+	phases    []string
 }
 
 func (o openTiming) String() string {
@@ -147,6 +155,7 @@ func (o openTiming) String() string {
 	if o.scanFrom >= 0 {
 		s += fmt.Sprintf(", scanned from %d MiB", o.scanFrom>>20)
 	}
+	s += "; phases: " + strings.Join(o.phases, ", ")
 	return s
 }
 
@@ -166,9 +175,10 @@ func timeOpen(t *testing.T, cfg *MessageStoreConfig, name string) openTiming {
 		}
 		defer pprof.StopCPUProfile()
 	}
+	core, logs := observer.New(zap.InfoLevel)
 	ru0 := rusage()
 	begin := time.Now()
-	s, err := Open(cfg, zap.NewNop())
+	s, err := Open(cfg, zap.New(core))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,6 +190,9 @@ func timeOpen(t *testing.T, cfg *MessageStoreConfig, name string) openTiming {
 		cpu: time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())}
 	if !s.LastExitOK() {
 		r.scanFrom = s.abnormalScanFrom
+	}
+	for _, e := range logs.FilterMessage("store recovery phase").All() {
+		r.phases = append(r.phases, fmt.Sprintf("%v %v", e.ContextMap()["phase"], e.ContextMap()["took"]))
 	}
 	if s.DispatchBehindBytes() != 0 {
 		t.Fatalf("still %d bytes behind after start", s.DispatchBehindBytes())

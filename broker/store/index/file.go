@@ -87,19 +87,50 @@ func absHash(h int32) int32 {
 	return h
 }
 
-// topicKeyHash is KeyHash(topic + "#" + key) without building the string
-// (Java's hash is a running polynomial, so it can go part by part when both
-// parts are ASCII; otherwise the string is built as UTF-8 decoding needs).
+// topicKeyHash is KeyHash(topic + "#" + key) without building the string.
 func topicKeyHash(topic, key string) int32 {
-	var h int32
-	for _, part := range [...]string{topic, "#", key} {
+	th := newTopicHash(topic)
+	return th.keyHash(key)
+}
+
+// topicHash is the running Java hash of topic + "#", so that each key of a
+// topic is hashed from there (Java's hash is a running polynomial, so it
+// can go part by part when both parts are ASCII; otherwise the string is
+// built as UTF-8 decoding needs). The zero value is correct for any topic
+// (it always builds the string).
+type topicHash struct {
+	topic string
+	h     int32
+	ascii bool
+}
+
+func newTopicHash(topic string) topicHash {
+	t := topicHash{topic: topic}
+	for _, part := range [...]string{topic, "#"} {
 		for i := 0; i < len(part); i++ {
 			c := part[i]
 			if c >= utf8.RuneSelf {
-				return KeyHash(topic + "#" + key)
+				return t
 			}
-			h = 31*h + int32(c)
+			t.h = 31*t.h + int32(c)
 		}
+	}
+	t.ascii = true
+	return t
+}
+
+// keyHash is KeyHash(t.topic + "#" + key).
+func (t *topicHash) keyHash(key string) int32 {
+	if !t.ascii {
+		return KeyHash(t.topic + "#" + key)
+	}
+	h := t.h
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= utf8.RuneSelf {
+			return KeyHash(t.topic + "#" + key)
+		}
+		h = 31*h + int32(c)
 	}
 	return absHash(h)
 }

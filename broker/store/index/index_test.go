@@ -2,6 +2,7 @@ package index
 
 import (
 	"bufio"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -146,6 +147,33 @@ func TestIndexGoldenAbnormalLoadDropsNewerFiles(t *testing.T) {
 	}
 }
 
+// TestIndexAbnormalLoadDeletesDroppedFiles: the files an abnormal load
+// drops are gone once WaitRemoved returns, and a failure to delete one is
+// reported there.
+func TestIndexAbnormalLoadDeletesDroppedFiles(t *testing.T) {
+	g := goldenDir(t)
+	dir := copyIndexDir(t, g)
+	s := newService(t, dir, 64, 256)
+	if err := s.Load(false, 1795969607957); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitRemoved(); err != nil {
+		t.Fatal(err)
+	}
+	if ents, err := os.ReadDir(dir); err != nil || len(ents) != 1 || filepath.Join(dir, ents[0].Name()) != s.Files()[0].Path {
+		t.Fatalf("index dir after abnormal load: %v %v", ents, err)
+	}
+
+	failing := newService(t, copyIndexDir(t, g), 64, 256)
+	failing.remove = func(string) error { return os.ErrPermission }
+	if err := failing.Load(false, 1795969607957); err != nil {
+		t.Fatal(err)
+	}
+	if err := failing.WaitRemoved(); !errors.Is(err, os.ErrPermission) {
+		t.Fatalf("WaitRemoved with a failing remove: %v", err)
+	}
+}
+
 type fakeCkpt struct{ ts chan int64 }
 
 func (c *fakeCkpt) SetIndexMsgTimestamp(v int64) { c.ts <- v }
@@ -241,6 +269,30 @@ func TestIndexTopicKeyHash(t *testing.T) {
 	for _, c := range cases {
 		if got, want := topicKeyHash(c[0], c[1]), KeyHash(c[0]+"#"+c[1]); got != want {
 			t.Errorf("topicKeyHash(%q, %q) = %d, want %d", c[0], c[1], got, want)
+		}
+	}
+}
+
+// TestIndexBuildAlternatingTopics: records of different topics (ASCII or
+// not, the empty one too) interleaved, each found again by every key.
+func TestIndexBuildAlternatingTopics(t *testing.T) {
+	s := NewService(Config{Dir: t.TempDir(), HashSlotNum: 1024, IndexNum: 4096}, nil, zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = s.Shutdown() })
+	topics := []string{"A", "B", "主题", "", "A", "A", "C#x", "主题", "B"}
+	base := int64(1_700_000_000_000)
+	for i, topic := range topics {
+		req := &Request{Topic: topic, Keys: "k" + strconv.Itoa(i) + " é" + strconv.Itoa(i), UniqKey: "U" + strconv.Itoa(i),
+			CommitLogOffset: int64(i+1) * 100, StoreTimestamp: base + int64(i)}
+		if err := s.BuildIndex(req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, topic := range topics {
+		for _, k := range []string{"k" + strconv.Itoa(i), "é" + strconv.Itoa(i), "U" + strconv.Itoa(i)} {
+			res := s.QueryOffset(topic, k, 8, 0, math.MaxInt64)
+			if !slices.Contains(res.PhyOffsets, int64(i+1)*100) {
+				t.Errorf("%q#%q: %v lacks %d", topic, k, res.PhyOffsets, (i+1)*100)
+			}
 		}
 	}
 }

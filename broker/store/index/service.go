@@ -60,10 +60,18 @@ type Service struct {
 
 	mu    sync.RWMutex // guards files and every file's header and content
 	files []*File
+	topic topicHash // of the last topic indexed (mu): records come in runs of a topic
 
 	flushWG   sync.WaitGroup // background flushes of full files
 	flushMu   sync.Mutex     // serialises checkpoint updates of background flushes
 	flushedTS int64          // highest end timestamp recorded (flushMu)
+
+	// removed is closed by the goroutine Load starts to delete the files
+	// it dropped (nil when it started none); removeErr is that
+	// goroutine's result, read only after removed is closed.
+	removed   chan struct{}
+	removeErr error
+	remove    func(string) error // os.Remove; tests make it fail
 }
 
 // NewService returns a service with no files loaded.
@@ -77,12 +85,14 @@ func NewService(cfg Config, ckpt Checkpoint, lg *zap.Logger) *Service {
 	if cfg.MaxMsgsNumBatch <= 0 {
 		cfg.MaxMsgsNumBatch = 64
 	}
-	return &Service{cfg: cfg, ckpt: ckpt, lg: lg}
+	return &Service{cfg: cfg, ckpt: ckpt, lg: lg, remove: os.Remove}
 }
 
 // Load maps the existing index files in name order. After an abnormal exit
 // (lastExitOK false) files whose end timestamp is after indexMsgTimestamp
-// are destroyed, as their content may be incomplete.
+// are dropped, as their content may be incomplete: unmapped here and
+// deleted on a goroutine (unlinking a large file whose pages are cached
+// takes tens of ms per file), which WaitRemoved waits for.
 func (s *Service) Load(lastExitOK bool, indexMsgTimestamp int64) error {
 	ents, err := os.ReadDir(s.cfg.Dir)
 	if err != nil {
@@ -100,6 +110,8 @@ func (s *Service) Load(lastExitOK bool, indexMsgTimestamp int64) error {
 	sort.Strings(names)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	var stale []string
+	defer func() { s.removeInBackground(stale) }()
 	for _, n := range names {
 		f, err := openFile(filepath.Join(s.cfg.Dir, n), s.cfg.HashSlotNum, s.cfg.IndexNum, 0, 0)
 		if err != nil {
@@ -110,14 +122,45 @@ func (s *Service) Load(lastExitOK bool, indexMsgTimestamp int64) error {
 		if !lastExitOK && f.hdr.EndTimestamp > indexMsgTimestamp {
 			s.lg.Info("destroy index file newer than checkpoint", zap.String("file", f.path),
 				zap.Int64("endTimestamp", f.hdr.EndTimestamp), zap.Int64("indexMsgTimestamp", indexMsgTimestamp))
-			if err := f.destroy(); err != nil {
+			if err := f.close(); err != nil {
 				return err
 			}
+			stale = append(stale, f.path)
 			continue
 		}
 		s.files = append(s.files, f)
 	}
 	return nil
+}
+
+// removeInBackground deletes paths, in order, on a goroutine that
+// WaitRemoved, Shutdown and Destroy wait for. A new file cannot take a
+// name still being deleted: newFileName skips names that exist.
+func (s *Service) removeInBackground(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	done := make(chan struct{})
+	s.removed = done
+	go func() {
+		defer close(done)
+		for _, p := range paths {
+			if err := s.remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+				s.removeErr = errors.Join(s.removeErr, fmt.Errorf("index: remove %s: %w", p, err))
+			}
+		}
+	}()
+}
+
+// WaitRemoved waits until the files Load dropped are deleted and reports
+// a failure to delete one (then the store must not start: the file would
+// be loaded again as if valid after a clean shutdown).
+func (s *Service) WaitRemoved() error {
+	if s.removed == nil {
+		return nil
+	}
+	<-s.removed
+	return s.removeErr
 }
 
 // Files returns the headers and paths of the loaded files, oldest first.
@@ -158,8 +201,11 @@ func (s *Service) BuildIndex(req *Request) error {
 	if message.TransactionType(req.SysFlag) == message.SysFlagTransRollback {
 		return nil
 	}
+	if s.topic.topic != req.Topic {
+		s.topic = newTopicHash(req.Topic)
+	}
 	if req.UniqKey != "" {
-		if f, err = s.putKeyLocked(f, topicKeyHash(req.Topic, req.UniqKey), req); err != nil {
+		if f, err = s.putKeyLocked(f, s.topic.keyHash(req.UniqKey), req); err != nil {
 			return err
 		}
 	}
@@ -169,7 +215,7 @@ func (s *Service) BuildIndex(req *Request) error {
 		if k == "" {
 			continue
 		}
-		if f, err = s.putKeyLocked(f, topicKeyHash(req.Topic, k), req); err != nil {
+		if f, err = s.putKeyLocked(f, s.topic.keyHash(k), req); err != nil {
 			return err
 		}
 	}
@@ -324,8 +370,10 @@ func (s *Service) Flush() error {
 	return err
 }
 
-// Shutdown waits for background flushes, flushes and unmaps every file.
+// Shutdown waits for background flushes and removals, flushes and unmaps
+// every file.
 func (s *Service) Shutdown() error {
+	_ = s.WaitRemoved() // reported by WaitRemoved to the store's recovery
 	s.flushWG.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -337,12 +385,13 @@ func (s *Service) Shutdown() error {
 	return err
 }
 
-// Destroy waits for background flushes and deletes every file.
+// Destroy waits for background flushes and removals and deletes every
+// file.
 func (s *Service) Destroy() error {
 	s.flushWG.Wait()
+	err := s.WaitRemoved()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var err error
 	for _, f := range s.files {
 		err = errors.Join(err, f.destroy())
 	}
