@@ -69,11 +69,19 @@ func (c *RemotingCommand) MarkResponse() { c.Flag |= FlagResponse }
 // MarkOneway sets the oneway bit.
 func (c *RemotingCommand) MarkOneway() { c.Flag |= FlagOneway }
 
-// Ext returns the custom-header field key, "" when absent.
-func (c *RemotingCommand) Ext(key string) string { return c.ExtFields[key] }
+// Ext returns the custom-header field key, "" when absent. It builds no
+// map for a lazily decoded command.
+func (c *RemotingCommand) Ext(key string) string {
+	if c.lazyExt() {
+		v, _ := c.layout.lazyLookup(c.layout.src, key)
+		return v
+	}
+	return c.ExtFields[key]
+}
 
 // SetExt sets one custom-header field, creating the map if needed.
 func (c *RemotingCommand) SetExt(key, value string) {
+	c.Fields()
 	if c.ExtFields == nil {
 		c.ExtFields = make(map[string]string, 8)
 	}
