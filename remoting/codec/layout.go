@@ -75,11 +75,11 @@ type headerLayout struct {
 	// src (the decoded header's string, which backs every decoded key).
 	src      string
 	extOrder []extKey
-	dups     bool       // extOrder names a key more than once
+	dups     bool // extOrder names a key more than once
 	// lazy: the command's extFields map is not built yet (DecodeLazy); every
 	// extOrder entry is then a distinct key with a plain value at voff/vn.
-	lazy bool
-	extBuf   [16]extKey // backing store for small headers
+	lazy   bool
+	extBuf [16]extKey // backing store for small headers
 	// extHashes maps the seeded hash of a key to its first position in
 	// extOrder[:extHashN], once extOrder is long (indexExt); nil before.
 	extHashes map[uint64]int32
