@@ -54,7 +54,7 @@ func (b *Broker) processSend(ctx *remoting.Context, req *codec.RemotingCommand) 
 	if req.Code == code.ConsumerSendMsgBack {
 		return b.consumerSendMsgBack(ctx, req)
 	}
-	h, err := header.DecodeSendMessageRequestHeader(req.Code, req.ExtFields)
+	h, err := header.DecodeSendRequest(req) // no extFields map: remoting decodes sends lazily
 	if err != nil {
 		return nil, err
 	}
