@@ -217,7 +217,7 @@ func appendBinaryHeader(dst []byte, c *RemotingCommand, lay *headerLayout) ([]by
 	lenAt := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	var err error
-	dst, err = writeExt(dst, c, lay, appendBinaryEntry)
+	dst, err = writeExt(dst, c, lay, appendBinaryEntry, true, styleJava)
 	if err != nil {
 		return dst, err
 	}

@@ -39,6 +39,9 @@ type RemotingCommand struct {
 	ExtFields     map[string]string // nil: no custom header
 	Body          []byte
 	SerializeType SerializeType
+	// ExtSource writes the custom header of a command built in Go when
+	// ExtFields is nil (extsource.go); Ext and Fields read it as a map.
+	ExtSource ExtSource
 
 	// layout remembers what Decode saw (key order, null vs empty) so that
 	// re-encoding a decoded frame reproduces its bytes; nil for new commands.
@@ -75,6 +78,9 @@ func (c *RemotingCommand) Ext(key string) string {
 	if c.lazyExt() {
 		v, _ := c.layout.lazyLookup(c.layout.src, key)
 		return v
+	}
+	if c.ExtFields == nil && c.ExtSource != nil {
+		return sourceMap(c.ExtSource)[key]
 	}
 	return c.ExtFields[key]
 }

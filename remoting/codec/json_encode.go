@@ -105,7 +105,7 @@ func appendJSONField(dst []byte, c *RemotingCommand, lay *headerLayout, k uint8,
 	if style == styleGo {
 		w = appendJSONEntryGo
 	}
-	dst, _ = writeExt(dst, c, lay, w) // JSON entry writers never fail
+	dst, _ = writeExt(dst, c, lay, w, false, style) // JSON entry writers never fail
 	return append(dst, '}')
 }
 

@@ -44,14 +44,19 @@ func (c *RemotingCommand) lazyExt() bool {
 }
 
 // hasExt reports whether c has a custom header (possibly empty).
-func (c *RemotingCommand) hasExt() bool { return c.ExtFields != nil || c.lazyExt() }
+func (c *RemotingCommand) hasExt() bool {
+	return c.ExtFields != nil || c.ExtSource != nil || c.lazyExt()
+}
 
 // Fields returns the custom header as a map, building it first when c was
-// decoded lazily; the map is then c.ExtFields. Like every change to a
-// command, the first call must not race with other uses of c.
+// decoded lazily or has an ExtSource; the map is then c.ExtFields. Like
+// every change to a command, the first call must not race with other uses
+// of c.
 func (c *RemotingCommand) Fields() map[string]string {
 	if c.lazyExt() {
 		c.materialize()
+	} else if c.ExtFields == nil && c.ExtSource != nil {
+		c.ExtFields = sourceMap(c.ExtSource)
 	}
 	return c.ExtFields
 }
