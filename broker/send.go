@@ -55,14 +55,18 @@ func (b *Broker) processSend(ctx *remoting.Context, req *codec.RemotingCommand) 
 	if req.Code == code.ConsumerSendMsgBack {
 		return b.consumerSendMsgBack(ctx, req)
 	}
-	h, err := header.DecodeSendRequest(req) // no extFields map: remoting decodes sends lazily
-	if err != nil {
+	// No extFields map (remoting decodes sends lazily) and h on the stack.
+	var h header.SendMessageRequestHeader
+	if ok, err := header.DecodeSendRequestInto(&h, req); !ok || err != nil {
+		if err == nil {
+			err = fmt.Errorf("request code %d has no send header", req.Code)
+		}
 		return nil, err
 	}
 	if h.Batch {
-		return b.sendBatch(ctx, req, h)
+		return b.sendBatch(ctx, req, &h)
 	}
-	return b.sendOne(ctx, req, h)
+	return b.sendOne(ctx, req, &h)
 }
 
 // newSendResponse is preSend's response: MSG_REGION and TRACE_ON are on

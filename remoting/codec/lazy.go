@@ -64,21 +64,24 @@ func (c *RemotingCommand) Fields() map[string]string {
 // ExtEntries yields the custom-header fields without building a map: in
 // wire order for a lazily decoded command, else in map order. Each key
 // comes once.
-func (c *RemotingCommand) ExtEntries() iter.Seq2[string, string] {
-	return func(yield func(string, string) bool) {
-		if c.lazyExt() {
-			l := c.layout
-			for _, e := range l.extOrder {
-				if !yield(l.extName(e), l.extValue(e)) {
-					return
-				}
-			}
-			return
-		}
-		for k, v := range c.ExtFields {
-			if !yield(k, v) {
+func (c *RemotingCommand) ExtEntries() iter.Seq2[string, string] { return c.RangeExt }
+
+// RangeExt calls yield for each custom-header field as ExtEntries yields
+// them, until yield returns false. Unlike ranging over ExtEntries, a call
+// with a closure allocates nothing.
+func (c *RemotingCommand) RangeExt(yield func(k, v string) bool) {
+	if c.lazyExt() {
+		l := c.layout
+		for _, e := range l.extOrder {
+			if !yield(l.extName(e), l.extValue(e)) {
 				return
 			}
+		}
+		return
+	}
+	for k, v := range c.Fields() {
+		if !yield(k, v) {
+			return
 		}
 	}
 }

@@ -13,9 +13,10 @@ import (
 // extReader reads typed values from extFields, or from slots when set,
 // keeping the first error.
 type extReader struct {
-	ext   map[string]string
-	slots *sendSlots
-	err   error
+	ext      map[string]string
+	useSlots bool
+	slots    sendSlots // by value: a pointer would move it to the heap
+	err      error
 }
 
 func (r *extReader) raw(key string, required bool) (string, bool) {
@@ -24,7 +25,7 @@ func (r *extReader) raw(key string, required bool) (string, bool) {
 	}
 	var s string
 	var ok bool
-	if r.slots != nil {
+	if r.useSlots {
 		s, ok = r.slots.get(key)
 	} else {
 		s, ok = r.ext[key]

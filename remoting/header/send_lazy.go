@@ -63,30 +63,35 @@ func (s *sendSlots) get(key string) (string, bool) {
 // req.ExtFields) that reads a lazily decoded request without building its
 // map: the same header, the same errors.
 func DecodeSendRequest(req *codec.RemotingCommand) (*SendMessageRequestHeader, error) {
-	s := sendSlots{keys: &sendKeysV1}
+	h := new(SendMessageRequestHeader)
+	if ok, err := DecodeSendRequestInto(h, req); !ok || err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// DecodeSendRequestInto is DecodeSendRequest into the caller's h (which
+// may then live on the stack); ok is false, h untouched, for a code with
+// no send header. On error h is zero.
+func DecodeSendRequestInto(h *SendMessageRequestHeader, req *codec.RemotingCommand) (ok bool, err error) {
+	r := extReader{useSlots: true, slots: sendSlots{keys: &sendKeysV1}}
+	s := &r.slots
 	switch req.Code {
 	case code.SendMessageV2, code.SendBatchMessage, code.SendReplyMessageV2:
 		s.keys = &sendKeysV2
 	case code.SendMessage, code.SendReplyMessage:
 	default:
-		return nil, nil
+		return false, nil
 	}
-	for k, v := range req.ExtEntries() {
+	req.RangeExt(func(k, v string) bool {
 		if i := s.index(k); i >= 0 {
 			s.v[i] = v
 			s.have |= 1 << i
 		}
-	}
-	r := extReader{slots: &s}
-	h := new(SendMessageRequestHeader)
-	var err error
+		return true
+	})
 	if s.keys == &sendKeysV2 {
-		err = h.readV2(&r)
-	} else {
-		err = h.read(&r)
+		return true, h.readV2(&r)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return h, nil
+	return true, h.read(&r)
 }

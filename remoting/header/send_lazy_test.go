@@ -129,3 +129,30 @@ func FuzzDecodeSendRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestHeaderDecodeSendRequestNoAllocs: reading a lazily decoded send
+// header into the caller's struct allocates nothing (no map, no closure,
+// no slots on the heap; only the optional Integer fields, absent here,
+// cost their box); a code without a send header is refused.
+func TestHeaderDecodeSendRequestNoAllocs(t *testing.T) {
+	v2 := (&SendMessageRequestHeaderV2{ProducerGroup: "pg", Topic: "T", DefaultTopic: "TBW102", DefaultTopicQueueNums: 4,
+		QueueID: 1, BornTimestamp: 1795966620586, Properties: "WAIT\x01true\x02", BrokerName: "b"}).ToExtFields()
+	for _, st := range []codec.SerializeType{codec.JSON, codec.RocketMQ} {
+		req, err := codec.DecodeLazy(sendFrame(t, code.SendMessageV2, st, v2))
+		if err != nil || req.ExtFields != nil {
+			t.Fatalf("%v: not a lazy send: %v", st, err)
+		}
+		var h SendMessageRequestHeader
+		n := testing.AllocsPerRun(100, func() {
+			if ok, err := DecodeSendRequestInto(&h, req); !ok || err != nil {
+				t.Fatal(ok, err)
+			}
+		})
+		if n != 0 || h.Topic != "T" || req.ExtFields != nil {
+			t.Fatalf("%.1f allocations, topic %q, map built %v", n, h.Topic, req.ExtFields != nil)
+		}
+	}
+	if ok, err := DecodeSendRequestInto(new(SendMessageRequestHeader), codec.NewRequest(code.PullMessage, nil, nil)); ok || err != nil {
+		t.Fatalf("pull request read as a send: %v %v", ok, err)
+	}
+}
