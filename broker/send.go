@@ -63,10 +63,22 @@ func (b *Broker) processSend(ctx *remoting.Context, req *codec.RemotingCommand) 
 		}
 		return nil, err
 	}
+	var resp *codec.RemotingCommand
+	var err error
 	if h.Batch {
-		return b.sendBatch(ctx, req, &h)
+		resp, err = b.sendBatch(ctx, req, &h)
+	} else {
+		resp, err = b.sendOne(ctx, req, &h)
 	}
-	return b.sendOne(ctx, req, &h)
+	if resp == nil && err == nil {
+		// Stored or storing: the answer comes from the store's callback,
+		// which holds m and ctx, not req (m's body and strings are the
+		// frame's and the header string's, not req's memory), and with
+		// (nil, nil) no caller up the stack (ACL check, timed executor,
+		// remoting dispatch) reads req again.
+		codec.Release(req)
+	}
+	return resp, err
 }
 
 // newSendResponse is preSend's response: MSG_REGION and TRACE_ON are on

@@ -70,7 +70,7 @@ func decode(frame []byte, lazyOK bool) (*RemotingCommand, error) {
 	if hl > len(frame)-minFrameLen {
 		return nil, fmt.Errorf("%w: header length %d, frame has %d bytes", ErrBadFrame, hl, len(frame)-minFrameLen)
 	}
-	d := &decoded{}
+	d := newDecoded(lazyOK)
 	d.cmd.layout = &d.lay
 	d.lay.ser = st
 	d.lay.exact = true
