@@ -76,7 +76,7 @@ type headerLayout struct {
 	src      string
 	extOrder []extKey
 	dups     bool // extOrder names a key more than once
-	pooled bool // part of a decoded from decodedPool (Release)
+	pooled   bool // part of a decoded from decodedPool (Release)
 	// lazy: the command's extFields map is not built yet (DecodeLazy); every
 	// extOrder entry is then a distinct key with a plain value at voff/vn.
 	lazy   bool
