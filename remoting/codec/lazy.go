@@ -22,11 +22,12 @@ import (
 // never differs from Decode's but in when the map is built.
 
 // LazyExtCode reports whether DecodeLazy leaves the extFields map of a
-// request with code c to be built on demand: the send codes, whose
-// processor reads the header straight into its typed form.
+// request with code c to be built on demand: the send codes and
+// PULL_MESSAGE, whose processors read the header straight into its typed
+// form.
 func LazyExtCode(c int32) bool {
 	switch c {
-	case code.SendMessage, code.SendMessageV2, code.SendBatchMessage:
+	case code.SendMessage, code.SendMessageV2, code.SendBatchMessage, code.PullMessage:
 		return true
 	}
 	return false

@@ -15,7 +15,7 @@ import (
 type extReader struct {
 	ext      map[string]string
 	useSlots bool
-	slots    sendSlots // by value: a pointer would move it to the heap
+	slots    extSlots // by value: a pointer would move it to the heap
 	err      error
 }
 
@@ -237,6 +237,10 @@ func (h *PullMessageRequestHeader) ToExtFields() map[string]string {
 // FromExtFields implements CommandCustomHeader.
 func (h *PullMessageRequestHeader) FromExtFields(ext map[string]string) error {
 	r := extReader{ext: ext}
+	return h.read(&r)
+}
+
+func (h *PullMessageRequestHeader) read(r *extReader) error {
 	*h = PullMessageRequestHeader{
 		ConsumerGroup: r.str("consumerGroup", true), Topic: r.str("topic", true),
 		QueueID: r.i32("queueId", true), QueueOffset: r.i64("queueOffset", true),

@@ -24,6 +24,9 @@ func checkSendRequest(t *testing.T, frame []byte) (decoded, lazy bool) {
 	if err != nil {
 		t.Fatalf("DecodeLazy: %v, Decode did not fail", err)
 	}
+	if eager.Code == code.PullMessage {
+		return checkPullRequest(t, eager, lz)
+	}
 	want, werr := DecodeSendMessageRequestHeader(eager.Code, eager.ExtFields)
 	got, gerr := DecodeSendRequest(lz)
 	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
@@ -33,6 +36,21 @@ func checkSendRequest(t *testing.T, frame []byte) (decoded, lazy bool) {
 		t.Fatalf("code %d: header\n%+v\nmap path\n%+v", eager.Code, got, want)
 	}
 	return want != nil, lz.ExtFields == nil && len(eager.ExtFields) > 0
+}
+
+// checkPullRequest is checkSendRequest for PULL_MESSAGE.
+func checkPullRequest(t *testing.T, eager, lz *codec.RemotingCommand) (decoded, lazy bool) {
+	t.Helper()
+	var want, got PullMessageRequestHeader
+	werr := want.FromExtFields(eager.ExtFields)
+	gerr := DecodePullRequestInto(&got, lz)
+	if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+		t.Fatalf("pull: error %v, map path %v", gerr, werr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("pull: header\n%+v\nmap path\n%+v", got, want)
+	}
+	return werr == nil, lz.ExtFields == nil && len(eager.ExtFields) > 0
 }
 
 func sendFrame(t testing.TB, c int32, st codec.SerializeType, ext map[string]string) []byte {
@@ -58,8 +76,15 @@ func sendLazySeeds(t testing.TB) [][]byte {
 	unknown := map[string]string{"producerGroup": "pg", "topic": "T", "defaultTopic": "x", "defaultTopicQueueNums": "4",
 		"queueId": "1", "sysFlag": "0", "bornTimestamp": "1", "flag": "0", "maxReconsumeTimes": "-1",
 		"batch": "TRUE", "AccessKey": "k", "z": "1"}
+	pull := (&PullMessageRequestHeader{ConsumerGroup: "g", Topic: "T", QueueID: 2, QueueOffset: 1 << 40, MaxMsgNums: 32,
+		SysFlag: 7, CommitOffset: -1, SuspendTimeoutMillis: 15000, Subscription: "*", SubVersion: 5, ExpressionType: "TAG",
+		MaxMsgBytes: Int32(9), RequestSource: Int32(-1), ProxyFrowardClientID: "c", Bname: "b"}).ToExtFields()
+	pullBad := map[string]string{"consumerGroup": "g", "topic": "T", "queueId": "1", "queueOffset": "x"}
 	var seeds [][]byte
 	for _, st := range []codec.SerializeType{codec.JSON, codec.RocketMQ} {
+		for _, ext := range []map[string]string{pull, pullBad, v1, unknown} {
+			seeds = append(seeds, sendFrame(t, code.PullMessage, st, ext))
+		}
 		for _, c := range []int32{code.SendMessage, code.SendMessageV2, code.SendBatchMessage} {
 			for _, ext := range []map[string]string{v2, v1, missing, bad, unknown} {
 				seeds = append(seeds, sendFrame(t, c, st, ext))
@@ -84,8 +109,10 @@ func TestHeaderDecodeSendRequestMatchesMap(t *testing.T) {
 	}
 	var files []string
 	for _, dir := range []string{"../../compat/testdata/frames", "../codec/testdata/clients"} {
-		m, _ := filepath.Glob(filepath.Join(dir, "*SEND*.bin"))
-		files = append(files, m...)
+		for _, pat := range []string{"*SEND*.bin", "*req-PULL_MESSAGE.bin"} {
+			m, _ := filepath.Glob(filepath.Join(dir, pat))
+			files = append(files, m...)
+		}
 	}
 	if len(files) < 4 {
 		t.Fatalf("%d recorded send frames", len(files))
@@ -96,7 +123,8 @@ func TestHeaderDecodeSendRequestMatchesMap(t *testing.T) {
 			t.Fatal(err)
 		}
 		decoded, lazy := checkSendRequest(t, b)
-		if strings.Contains(name, "json-000042-client2broker-req-SEND_MESSAGE_V2") && !(decoded && lazy) {
+		if (strings.Contains(name, "json-000042-client2broker-req-SEND_MESSAGE_V2") ||
+			strings.Contains(name, "json-000107-client2broker-req-PULL_MESSAGE")) && !(decoded && lazy) {
 			t.Errorf("%s: decoded %v without a map %v", filepath.Base(name), decoded, lazy)
 		}
 	}
@@ -119,7 +147,7 @@ func FuzzDecodeSendRequest(f *testing.F) {
 			ext[parts[i]] = parts[i+1]
 		}
 		for _, st := range []codec.SerializeType{codec.JSON, codec.RocketMQ} {
-			for _, c := range []int32{code.SendMessage, code.SendMessageV2} {
+			for _, c := range []int32{code.SendMessage, code.SendMessageV2, code.PullMessage} {
 				cmd := codec.NewRequest(c, ext, nil)
 				cmd.SerializeType = st
 				if f, err := codec.Encode(cmd); err == nil {
