@@ -12,15 +12,20 @@ import (
 // string, Body's frame, a map Fields built), so strings and slices taken
 // from a released command stay valid.
 
-var decodedPool = sync.Pool{New: func() any { return new(decoded) }}
+// decodedPool holds released decoded structs, their layout already zero.
+var decodedPool sync.Pool
 
 // newDecoded returns a zero decoded, from the pool for DecodeLazy.
 func newDecoded(pooled bool) *decoded {
 	if !pooled {
 		return &decoded{}
 	}
-	d := decodedPool.Get().(*decoded)
-	*d = decoded{}
+	d, _ := decodedPool.Get().(*decoded)
+	if d == nil {
+		d = &decoded{}
+	} else {
+		d.cmd = RemotingCommand{} // clear the poison; Release zeroed the layout
+	}
 	d.lay.pooled = true
 	return d
 }
