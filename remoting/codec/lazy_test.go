@@ -60,6 +60,10 @@ func checkLazy(t *testing.T, frame []byte) bool {
 	if again, _ := Encode(got); !bytes.Equal(again, wantOut) {
 		t.Fatalf("re-encode after Fields differs\n got %q\nwant %q", again, wantOut)
 	}
+	Release(got)
+	if got.Code != PoisonCode || got.Body != nil || got.Ext("a") != "" || !maps.Equal(m, want.ExtFields) {
+		t.Fatalf("released command %+v not poisoned, or its map %v changed", got, m)
+	}
 	return lazy
 }
 
