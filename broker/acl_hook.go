@@ -65,7 +65,7 @@ func (a *aclProcessor) ProcessRequest(ctx *remoting.Context, req *codec.Remoting
 	}
 	if ce := a.b.lg.Check(zap.DebugLevel, "acl refused request"); ce != nil {
 		ce.Write(zap.String("remoteAddr", ctx.Channel.RemoteAddr()), zap.Int32("code", req.Code),
-			zap.String("accessKey", req.ExtFields[acl.KeyAccessKey]), zap.Error(err))
+			zap.String("accessKey", req.Ext(acl.KeyAccessKey)), zap.Error(err))
 	}
 	// Java writes this answer from the catch block, in its own serialization.
 	ctx.ForceSerializeType(a.b.serializeType)

@@ -100,7 +100,7 @@ type pullPlan struct {
 
 func (p *pullProcessor) process(ctx *remoting.Context, req *codec.RemotingCommand, allowSuspend bool) (*codec.RemotingCommand, error) {
 	pl := &pullPlan{begin: p.b.store.Now()}
-	if err := pl.h.FromExtFields(req.ExtFields); err != nil {
+	if err := header.DecodePullRequestInto(&pl.h, req); err != nil { // no map: remoting decodes pulls lazily
 		return nil, err
 	}
 	if resp := p.check(ctx, pl); resp != nil {

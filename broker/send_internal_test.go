@@ -1,6 +1,7 @@
 package broker
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
@@ -9,6 +10,8 @@ import (
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
 )
 
 func TestBrokerSendPutStatusMapping(t *testing.T) {
@@ -61,5 +64,37 @@ func TestBrokerSendHelpers(t *testing.T) {
 	}
 	if sysFlagFor(0, "MULTI_TAG") != message.SysFlagMultiTags || sysFlagFor(4, "SINGLE_TAG") != 4 {
 		t.Error("sysFlagFor")
+	}
+}
+
+// TestBrokerSendAnswerMatchesMap: a stored send's answer, written from its
+// fields, has the bytes of the map-built answer (newSendResponse plus
+// SendMessageResponseHeader.PutExtFields, Java's HashMap order) in both
+// serializations, for the status codes that carry the header.
+func TestBrokerSendAnswerMatchesMap(t *testing.T) {
+	b := &Broker{storeCfg: store.NewMessageStoreConfig()}
+	for _, region := range []string{"DefaultRegion", "r\x01\"é<"} {
+		cfg := NewBrokerConfig()
+		cfg.RegionID, cfg.TraceOn = region, region == "DefaultRegion"
+		b.cfg.Store(cfg)
+		for _, st := range []commitlog.PutMessageStatus{commitlog.PutOK, commitlog.FlushDiskTimeout, commitlog.SlaveNotAvailable} {
+			r := commitlog.PutMessageResult{Status: st}
+			r.Append.MsgID, r.Append.LogicsOffset = "7F00000100002A9F00000000000004D2,7F00000100002A9F0000000000000512", 1<<33+7
+			for _, st2 := range []codec.SerializeType{codec.JSON, codec.RocketMQ} {
+				got := b.sendResult(r, 3)
+				if got.ExtFields != nil || got.ExtSource == nil {
+					t.Fatalf("%v: answer built a map", st)
+				}
+				c, remark, _ := b.putStatusResponse(st)
+				want := b.newSendResponse(c, remark)
+				(&header.SendMessageResponseHeader{MsgID: r.Append.MsgID, QueueID: 3, QueueOffset: r.Append.LogicsOffset}).PutExtFields(want.ExtFields)
+				got.SerializeType, want.SerializeType = st2, st2
+				gf, err1 := codec.Encode(got)
+				wf, err2 := codec.Encode(want)
+				if err1 != nil || err2 != nil || !bytes.Equal(gf, wf) {
+					t.Fatalf("%v %v: answer\n got %q\nwant %q (%v %v)", st, st2, gf, wf, err1, err2)
+				}
+			}
+		}
 	}
 }

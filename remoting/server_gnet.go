@@ -134,7 +134,7 @@ func dispatchFrames(ep *endpoint, ch *Channel, data []byte) (a gnet.Action, hand
 		if err != nil || n == 0 || n > len(data) {
 			return gnet.Close, handed // cannot happen: frames were measured before
 		}
-		cmd, err := codec.Decode(data[:n:n])
+		cmd, err := codec.DecodeLazy(data[:n:n]) // a send's processor reads its header without a map
 		if err != nil {
 			ep.lg.Warn("decode frame failed, close the connection", zap.String("remoteAddr", ch.remoteAddr), zap.Error(err))
 			return gnet.Close, handed

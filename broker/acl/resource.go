@@ -71,7 +71,7 @@ func (r *Resource) perm(res string) (Perm, bool) {
 func Parse(req *codec.RemotingCommand, remoteAddr string) (*Resource, error) {
 	r := &Resource{Code: req.Code, Addr: hostOf(remoteAddr), req: req}
 	r.perms = r.inl[:0]
-	ext := req.ExtFields
+	ext := req.Fields() // builds a lazily decoded header's map: signing needs it
 	if ext == nil {
 		return r, nil
 	}

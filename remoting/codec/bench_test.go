@@ -101,3 +101,49 @@ func BenchmarkCodecEncodeNewJSON(b *testing.B) { benchEncodeNew(b, JSON) }
 
 // BenchmarkCodecEncodeNewRocketMQ is the same with the binary header.
 func BenchmarkCodecEncodeNewRocketMQ(b *testing.B) { benchEncodeNew(b, RocketMQ) }
+
+func benchRoundTripLazy(b *testing.B, st SerializeType) {
+	c := sendV2Request(st)
+	buf, err := AppendFrame(nil, c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(buf)))
+	b.ResetTimer()
+	for range b.N {
+		buf, err = AppendFrame(buf[:0], c)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d, err := DecodeLazy(buf)
+		if err != nil || d.Opaque != c.Opaque || d.Ext("b") != "TopicTest" {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCodecRoundTripLazyJSON is BenchmarkCodecRoundTripJSON decoding
+// as the server does (DecodeLazy: no extFields map for a send).
+func BenchmarkCodecRoundTripLazyJSON(b *testing.B) { benchRoundTripLazy(b, JSON) }
+
+// BenchmarkCodecRoundTripLazyRocketMQ is the same with the binary header.
+func BenchmarkCodecRoundTripLazyRocketMQ(b *testing.B) { benchRoundTripLazy(b, RocketMQ) }
+
+func benchDecodeLazy(b *testing.B, st SerializeType) {
+	frame, _ := AppendFrame(nil, sendV2Request(st))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := DecodeLazy(frame); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCodecDecodeLazyJSON decodes a SEND_MESSAGE_V2 request frame as
+// the server does.
+func BenchmarkCodecDecodeLazyJSON(b *testing.B) { benchDecodeLazy(b, JSON) }
+
+// BenchmarkCodecDecodeLazyRocketMQ is the same with the binary header.
+func BenchmarkCodecDecodeLazyRocketMQ(b *testing.B) { benchDecodeLazy(b, RocketMQ) }

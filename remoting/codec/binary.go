@@ -15,7 +15,7 @@ const binaryFixedLen = 21
 // decodeBinary parses a ROCKETMQ header (wire.md §2.2). Zero-length strings are
 // Java nulls: remark becomes "", an ext value becomes an absent key remembered
 // in the layout.
-func decodeBinary(c *RemotingCommand, lay *headerLayout, h []byte) error {
+func decodeBinary(c *RemotingCommand, lay *headerLayout, h []byte, lazyOK bool) error {
 	if len(h) < binaryFixedLen {
 		return fmt.Errorf("%w: rocketmq header of %d bytes", ErrMalformedHeader, len(h))
 	}
@@ -38,7 +38,7 @@ func decodeBinary(c *RemotingCommand, lay *headerLayout, h []byte) error {
 		return fmt.Errorf("%w: extFields length %d", ErrMalformedHeader, el)
 	}
 	if el > 0 {
-		if err := decodeBinaryExt(c, lay, h[p:p+el]); err != nil {
+		if err := decodeBinaryExt(c, lay, h[p:p+el], lazyOK && lazyRequest(c)); err != nil {
 			return err
 		}
 	}
@@ -48,10 +48,15 @@ func decodeBinary(c *RemotingCommand, lay *headerLayout, h []byte) error {
 	return nil
 }
 
-func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
+func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte, lazy bool) error {
 	s := string(b) // one copy backs every key and value
 	lay.src = s
-	m := make(map[string]string, countBinaryEntries(b))
+	var m map[string]string
+	if lazy {
+		lay.lazy = true
+	} else {
+		m = make(map[string]string, countBinaryEntries(b))
+	}
 	var seen keyFilter
 	for p := 0; p < len(s); {
 		if len(s)-p < 2 {
@@ -70,8 +75,18 @@ func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
 			return fmt.Errorf("%w: extFields value length %d", ErrMalformedHeader, vl)
 		}
 		v := s[p : p+vl]
+		isNew := seen.add(k)
+		if lay.lazy {
+			if lay.keepLazy(s, k, vl > 0, isNew) {
+				lay.extOrder = append(lay.extOrder, extKey{off: uint32(kAt), n: uint32(kl), voff: uint32(p), vn: uint32(vl)})
+				p += vl
+				continue
+			}
+			m = lay.entryMap(s)
+			lay.lazy = false
+		}
 		p += vl
-		if isNew := seen.add(k); vl > 0 && isNew {
+		if vl > 0 && isNew {
 			m[k] = v // certainly a new key: one map operation
 			lay.extOrder = append(lay.extOrder, extKey{off: uint32(kAt), n: uint32(kl)})
 			continue
@@ -84,7 +99,9 @@ func decodeBinaryExt(c *RemotingCommand, lay *headerLayout, b []byte) error {
 		}
 		lay.addExtKey(k, kAt, vl == 0, had == (vl != 0) && prev == v, had || vl == 0)
 	}
-	c.ExtFields = m
+	if !lay.lazy {
+		c.ExtFields = m
+	}
 	return nil
 }
 
@@ -200,7 +217,7 @@ func appendBinaryHeader(dst []byte, c *RemotingCommand, lay *headerLayout) ([]by
 	lenAt := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	var err error
-	dst, err = forEachExt(dst, c.ExtFields, lay, appendBinaryEntry)
+	dst, err = writeExt(dst, c, lay, appendBinaryEntry, true, styleJava)
 	if err != nil {
 		return dst, err
 	}

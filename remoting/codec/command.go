@@ -39,6 +39,9 @@ type RemotingCommand struct {
 	ExtFields     map[string]string // nil: no custom header
 	Body          []byte
 	SerializeType SerializeType
+	// ExtSource writes the custom header of a command built in Go when
+	// ExtFields is nil (extsource.go); Ext and Fields read it as a map.
+	ExtSource ExtSource
 
 	// layout remembers what Decode saw (key order, null vs empty) so that
 	// re-encoding a decoded frame reproduces its bytes; nil for new commands.
@@ -69,11 +72,22 @@ func (c *RemotingCommand) MarkResponse() { c.Flag |= FlagResponse }
 // MarkOneway sets the oneway bit.
 func (c *RemotingCommand) MarkOneway() { c.Flag |= FlagOneway }
 
-// Ext returns the custom-header field key, "" when absent.
-func (c *RemotingCommand) Ext(key string) string { return c.ExtFields[key] }
+// Ext returns the custom-header field key, "" when absent. It builds no
+// map for a lazily decoded command.
+func (c *RemotingCommand) Ext(key string) string {
+	if c.lazyExt() {
+		v, _ := c.layout.lazyLookup(c.layout.src, key)
+		return v
+	}
+	if c.ExtFields == nil && c.ExtSource != nil {
+		return sourceMap(c.ExtSource)[key]
+	}
+	return c.ExtFields[key]
+}
 
 // SetExt sets one custom-header field, creating the map if needed.
 func (c *RemotingCommand) SetExt(key, value string) {
+	c.Fields()
 	if c.ExtFields == nil {
 		c.ExtFields = make(map[string]string, 8)
 	}

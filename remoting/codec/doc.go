@@ -40,6 +40,11 @@
 //   - A JSON extFields value that is not a string (numbers and booleans from
 //     the C++ client and ali-ons, or any other JSON value) reads as the text
 //     Java's fastjson makes of it (json_value.go); null reads as absent.
+//   - DecodeLazy reads like Decode but leaves the extFields map of a plain
+//     send request (LazyExtCode) unbuilt: Ext, RangeExt and Fields read it;
+//     ExtFields is nil until Fields or SetExt builds it (lazy.go). A
+//     command built in Go may carry an ExtSource instead of a map
+//     (extsource.go).
 //   - Body aliases the decoded frame; every string is a copy. Decode makes
 //     one copy of the header (of the ext section for ROCKETMQ) and every
 //     decoded string is a substring of it: JSON escapes are decoded in place

@@ -6,6 +6,19 @@ import "unicode/utf8"
 // decoded ROCKETMQ header whose value was Java null.
 type entryWriter func(dst []byte, k, v string, null bool) ([]byte, error)
 
+// writeExt writes c's custom header with w (bin and style say which w is,
+// for an ExtSource): a lazy one from its entries, an ExtSource's by itself,
+// else with forEachExt.
+func writeExt(dst []byte, c *RemotingCommand, lay *headerLayout, w entryWriter, bin bool, style escStyle) ([]byte, error) {
+	switch {
+	case c.lazyExt():
+		return appendLazyExt(dst, c.layout, w)
+	case c.ExtFields == nil && c.ExtSource != nil:
+		return appendSourceExt(dst, c.ExtSource, bin, style)
+	}
+	return forEachExt(dst, c.ExtFields, lay, w)
+}
+
 // forEachExt writes the custom header in wire order: a decoded command's keys
 // in the order they arrived, then any keys added since, in the iteration order
 // of a java.util.HashMap holding them (what Java would have written).

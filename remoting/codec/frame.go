@@ -48,7 +48,15 @@ type decoded struct {
 
 // Decode parses one whole frame (length prefix included). Body aliases frame;
 // every string is copied, so only Body pins the frame buffer.
-func Decode(frame []byte) (*RemotingCommand, error) {
+func Decode(frame []byte) (*RemotingCommand, error) { return decode(frame, false) }
+
+// DecodeLazy is Decode for a server's incoming requests: for the request
+// codes of LazyExtCode it leaves the extFields map unbuilt (lazy.go), so
+// read their custom header with Ext, ExtEntries or Fields, not through
+// ExtFields directly. Every other frame decodes exactly as with Decode.
+func DecodeLazy(frame []byte) (*RemotingCommand, error) { return decode(frame, true) }
+
+func decode(frame []byte, lazyOK bool) (*RemotingCommand, error) {
 	if len(frame) < minFrameLen {
 		return nil, fmt.Errorf("%w: %d bytes", ErrBadFrame, len(frame))
 	}
@@ -62,7 +70,7 @@ func Decode(frame []byte) (*RemotingCommand, error) {
 	if hl > len(frame)-minFrameLen {
 		return nil, fmt.Errorf("%w: header length %d, frame has %d bytes", ErrBadFrame, hl, len(frame)-minFrameLen)
 	}
-	d := &decoded{}
+	d := newDecoded(lazyOK)
 	d.cmd.layout = &d.lay
 	d.lay.ser = st
 	d.lay.exact = true
@@ -71,14 +79,17 @@ func Decode(frame []byte) (*RemotingCommand, error) {
 	var err error
 	switch st {
 	case JSON:
-		err = decodeJSON(&d.cmd, &d.lay, hdr)
+		err = decodeJSON(&d.cmd, &d.lay, hdr, lazyOK)
 	case RocketMQ:
-		err = decodeBinary(&d.cmd, &d.lay, hdr)
+		err = decodeBinary(&d.cmd, &d.lay, hdr, lazyOK)
 	default:
 		err = fmt.Errorf("%w: serialize type %d", ErrBadFrame, st)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if d.lay.lazy && !lazyRequest(&d.cmd) {
+		d.cmd.materialize() // a JSON header names its code or flag after extFields
 	}
 	d.lay.reindexExt()
 	d.cmd.SerializeType = st
@@ -131,5 +142,9 @@ func AppendFrame(dst []byte, c *RemotingCommand) ([]byte, error) {
 }
 
 func estimateSize(c *RemotingCommand) int {
-	return minFrameLen + 192 + len(c.Remark) + len(c.Body) + 48*len(c.ExtFields)
+	n := len(c.ExtFields)
+	if c.lazyExt() {
+		n = len(c.layout.extOrder)
+	}
+	return minFrameLen + 192 + len(c.Remark) + len(c.Body) + 48*n
 }

@@ -46,6 +46,7 @@ type jsonParser struct {
 	lay    *headerLayout
 	javaOK bool
 	goOK   bool
+	lazyOK bool    // DecodeLazy: extFields may stay unbuilt (lazy.go)
 	saved  [3]bool // javaOK, goOK, exact before the current top-level key
 }
 
@@ -63,13 +64,13 @@ func malformed(p *jsonParser, what string) error {
 
 // decodeJSON parses a JSON header in any key order, tolerating unknown keys,
 // nulls and whitespace (the last three make the layout inexact).
-func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte) error {
+func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte, lazyOK bool) error {
 	// The parser reads the caller's bytes (never written, not retained) and
 	// decodes into b, a private copy: every string it keeps is a view of a
 	// region of b that is not written again once the view exists.
 	b := make([]byte, len(h))
 	copy(b, h)
-	p := jsonParser{s: unsafe.String(unsafe.SliceData(h), len(h)), b: b, lay: lay, javaOK: true, goOK: true}
+	p := jsonParser{s: unsafe.String(unsafe.SliceData(h), len(h)), b: b, lay: lay, javaOK: true, goOK: true, lazyOK: lazyOK}
 	lay.src = p.s // replaced by a view of b in finish
 	p.ws()
 	if !p.eat('{') {
@@ -357,8 +358,11 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 	if !p.eat('{') {
 		return malformed(p, "expected {")
 	}
-	m := make(map[string]string, extCountHint(p.s[p.i:]))
-	c.ExtFields = m
+	if p.lazyCandidate(c) {
+		p.lay.lazy = true
+	} else {
+		c.ExtFields = make(map[string]string, extCountHint(p.s[p.i:]))
+	}
 	if p.ws(); p.eat('}') {
 		return nil
 	}
@@ -374,7 +378,7 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 			return malformed(p, "expected :")
 		}
 		p.ws()
-		if err := p.extValue(m, k, kAt, seen.add(k)); err != nil {
+		if err := p.extValue(c, k, kAt, seen.add(k)); err != nil {
 			return err
 		}
 		p.ws()
@@ -392,7 +396,14 @@ func (p *jsonParser) extFields(c *RemotingCommand) error {
 // send strings; other clients send numbers and booleans too, which take the
 // text fastjson gives them (json_value.go); null drops the key. isNew means
 // k is certainly not a repeat.
-func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool) error {
+func (p *jsonParser) extValue(c *RemotingCommand, k string, kAt int, isNew bool) error {
+	if p.lay.lazy {
+		done, err := p.lazyValue(c, k, kAt, isNew)
+		if done || err != nil {
+			return err
+		}
+	}
+	m := c.ExtFields
 	if p.i < len(p.s) && p.s[p.i] == '"' {
 		v, err := p.str()
 		if err != nil {
@@ -423,6 +434,39 @@ func (p *jsonParser) extValue(m map[string]string, k string, kAt int, isNew bool
 	m[k] = v
 	p.lay.addExtKey(k, kAt, false, false, had)
 	return nil
+}
+
+// lazyCandidate reports whether the extFields object about to be read may
+// stay lazy: DecodeLazy, and the code and flag read so far (JSON may name
+// them later: Decode then builds the map) allow it.
+func (p *jsonParser) lazyCandidate(c *RemotingCommand) bool {
+	if !p.lazyOK {
+		return false
+	}
+	if p.lay.hasKey(keyCode) && !LazyExtCode(c.Code) {
+		return false
+	}
+	return !p.lay.hasKey(keyFlag) || c.Flag&FlagResponse == 0
+}
+
+// lazyValue records a plain string value of a lazy header as an entry
+// (done). Any other value ends the lazy state: the map of the entries so
+// far is built and extValue carries on as for an eager header.
+func (p *jsonParser) lazyValue(c *RemotingCommand, k string, kAt int, isNew bool) (done bool, err error) {
+	l := p.lay
+	src := p.keep(0, len(p.b)) // the entries so far are final in b
+	plain := p.i < len(p.s) && p.s[p.i] == '"'
+	if !l.keepLazy(src, k, plain, isNew) {
+		c.ExtFields = l.entryMap(src)
+		l.lazy = false
+		return false, nil
+	}
+	v, err := p.str()
+	if err != nil {
+		return true, err
+	}
+	l.extOrder = append(l.extOrder, extKey{off: uint32(kAt), n: uint32(len(k)), voff: uint32(p.strAt), vn: uint32(len(v))})
+	return true, nil
 }
 
 func (p *jsonParser) skipNumber() error {

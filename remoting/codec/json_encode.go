@@ -18,7 +18,7 @@ func appendJSONHeader(dst []byte, c *RemotingCommand, lay *headerLayout) []byte 
 	style := styleJava
 	if lay == nil {
 		for _, k := range javaKeyOrder {
-			if (k != keyRemark || c.Remark != "") && (k != keyExtFields || c.ExtFields != nil) {
+			if (k != keyRemark || c.Remark != "") && (k != keyExtFields || c.hasExt()) {
 				order = append(order, k)
 			}
 		}
@@ -28,7 +28,7 @@ func appendJSONHeader(dst []byte, c *RemotingCommand, lay *headerLayout) []byte 
 		if c.Remark != "" && !lay.hasKey(keyRemark) {
 			order = insertByRank(order, keyRemark)
 		}
-		if c.ExtFields != nil && !lay.hasKey(keyExtFields) {
+		if c.hasExt() && !lay.hasKey(keyExtFields) {
 			order = insertByRank(order, keyExtFields)
 		}
 	}
@@ -105,7 +105,7 @@ func appendJSONField(dst []byte, c *RemotingCommand, lay *headerLayout, k uint8,
 	if style == styleGo {
 		w = appendJSONEntryGo
 	}
-	dst, _ = forEachExt(dst, c.ExtFields, lay, w) // JSON entry writers never fail
+	dst, _ = writeExt(dst, c, lay, w, false, style) // JSON entry writers never fail
 	return append(dst, '}')
 }
 

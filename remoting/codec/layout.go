@@ -34,6 +34,9 @@ var keyNames = [numKeys]string{"code", "extFields", "flag", "language", "opaque"
 // re-encoding writes it back.
 type extKey struct {
 	off, n uint32
+	// voff, vn locate the value in src while the layout is lazy (lazy.go);
+	// unused otherwise.
+	voff, vn uint32
 }
 
 // extNull flags a Java-null key in extKey.n; headers are under 2^24 bytes.
@@ -72,8 +75,12 @@ type headerLayout struct {
 	// src (the decoded header's string, which backs every decoded key).
 	src      string
 	extOrder []extKey
-	dups     bool       // extOrder names a key more than once
-	extBuf   [16]extKey // backing store for small headers
+	dups     bool // extOrder names a key more than once
+	pooled   bool // part of a decoded from decodedPool (Release)
+	// lazy: the command's extFields map is not built yet (DecodeLazy); every
+	// extOrder entry is then a distinct key with a plain value at voff/vn.
+	lazy   bool
+	extBuf [16]extKey // backing store for small headers
 	// extHashes maps the seeded hash of a key to its first position in
 	// extOrder[:extHashN], once extOrder is long (indexExt); nil before.
 	extHashes map[uint64]int32

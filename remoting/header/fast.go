@@ -10,17 +10,26 @@ import (
 // exactly like the reflective encode/decode driven by the struct tags;
 // fast_test.go checks that they do.
 
-// extReader reads typed values from extFields, keeping the first error.
+// extReader reads typed values from extFields, or from slots when set,
+// keeping the first error.
 type extReader struct {
-	ext map[string]string
-	err error
+	ext      map[string]string
+	useSlots bool
+	slots    extSlots // by value: a pointer would move it to the heap
+	err      error
 }
 
 func (r *extReader) raw(key string, required bool) (string, bool) {
 	if r.err != nil {
 		return "", false
 	}
-	s, ok := r.ext[key]
+	var s string
+	var ok bool
+	if r.useSlots {
+		s, ok = r.slots.get(key)
+	} else {
+		s, ok = r.ext[key]
+	}
 	if !ok && required {
 		r.err = &MissingFieldError{Field: key}
 	}
@@ -119,6 +128,10 @@ func (h *SendMessageRequestHeaderV2) ToExtFields() map[string]string {
 // FromExtFields implements CommandCustomHeader.
 func (h *SendMessageRequestHeaderV2) FromExtFields(ext map[string]string) error {
 	r := extReader{ext: ext}
+	return h.read(&r)
+}
+
+func (h *SendMessageRequestHeaderV2) read(r *extReader) error {
 	*h = SendMessageRequestHeaderV2{
 		ProducerGroup: r.str("a", true), Topic: r.str("b", true), DefaultTopic: r.str("c", true),
 		DefaultTopicQueueNums: r.i32("d", true), QueueID: r.i32("e", true), SysFlag: r.i32("f", true),
@@ -135,6 +148,10 @@ func (h *SendMessageRequestHeaderV2) FromExtFields(ext map[string]string) error 
 // copies of its optional fields (every send decodes this).
 func (h *SendMessageRequestHeader) fromV2ExtFields(ext map[string]string) error {
 	r := extReader{ext: ext}
+	return h.readV2(&r)
+}
+
+func (h *SendMessageRequestHeader) readV2(r *extReader) error {
 	*h = SendMessageRequestHeader{
 		ProducerGroup: r.str("a", true), Topic: r.str("b", true), DefaultTopic: r.str("c", true),
 		DefaultTopicQueueNums: r.i32("d", true), QueueID: r.i32("e", true), SysFlag: r.i32("f", true),
@@ -181,6 +198,10 @@ func (h *SendMessageRequestHeader) ToExtFields() map[string]string {
 // FromExtFields implements CommandCustomHeader.
 func (h *SendMessageRequestHeader) FromExtFields(ext map[string]string) error {
 	r := extReader{ext: ext}
+	return h.read(&r)
+}
+
+func (h *SendMessageRequestHeader) read(r *extReader) error {
 	*h = SendMessageRequestHeader{
 		ProducerGroup: r.str("producerGroup", true), Topic: r.str("topic", true),
 		DefaultTopic: r.str("defaultTopic", true), DefaultTopicQueueNums: r.i32("defaultTopicQueueNums", true),
@@ -216,6 +237,10 @@ func (h *PullMessageRequestHeader) ToExtFields() map[string]string {
 // FromExtFields implements CommandCustomHeader.
 func (h *PullMessageRequestHeader) FromExtFields(ext map[string]string) error {
 	r := extReader{ext: ext}
+	return h.read(&r)
+}
+
+func (h *PullMessageRequestHeader) read(r *extReader) error {
 	*h = PullMessageRequestHeader{
 		ConsumerGroup: r.str("consumerGroup", true), Topic: r.str("topic", true),
 		QueueID: r.i32("queueId", true), QueueOffset: r.i64("queueOffset", true),
