@@ -84,7 +84,7 @@ func (svc *service) send(ctx context.Context, ci callInfo, req *apiv2.SendMessag
 		}
 		out = append(out, om)
 	}
-	rd, err := svc.be.TopicRoute(ctx, topic.GetName())
+	rd, err := svc.routes.get(ctx, topic.GetName())
 	if err != nil {
 		return nil, err
 	}
