@@ -90,6 +90,8 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(s.cfg.GRPCMaxInboundMessageSize),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.ChainUnaryInterceptor(recoverUnary(s.lg)),
+		grpc.ChainStreamInterceptor(recoverStream(s.lg)),
 	)
 	apiv2.RegisterMessagingServiceServer(s.grpc, s.svc)
 	s.svc.start()
