@@ -155,9 +155,28 @@ func (be *remotingBackend) isLocal(addr string) bool {
 	return a != nil && a.String() == addr
 }
 
+// Invoke waits for the broker until ctx ends. ctx is usually a gRPC
+// client's: its deadline or hang-up ends this call only, never the
+// connection every client shares (a remoting deadline would close it, as
+// Java's clientCloseSocketIfTimeout); only the proxy's own bound, for a
+// ctx without deadline, counts as a broker timeout.
 func (be *remotingBackend) Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
-	return be.rc.InvokeSync(ctx, addr, req)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, brokerCallBound)
+		defer cancel()
+		return be.rc.InvokeSync(ctx, addr, req)
+	}
+	call, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	return be.rc.InvokeSync(call, addr, req)
 }
+
+// brokerCallBound is how long Invoke waits for a broker when its caller
+// set no deadline.
+const brokerCallBound = 30 * time.Second
 
 func (be *remotingBackend) InvokeAsync(ctx context.Context, addr string, req *codec.RemotingCommand, cb func(*codec.RemotingCommand, error)) error {
 	return be.rc.InvokeAsync(ctx, addr, req, cb)
