@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -133,10 +134,42 @@ type strAddr string
 func (a strAddr) Network() string { return "pipe" }
 func (a strAddr) String() string  { return string(a) }
 
-// dialLocal connects the local broker through a pipe; other addresses
-// (nil, nil) are dialled over TCP.
+// clientChannelSep separates a broker address from a gRPC client id in the
+// address of that client's own channel to its broker (local mode).
+const clientChannelSep = "#"
+
+// perClientBackend is implemented by backends that give each gRPC client
+// its own channel to a broker, so that the broker registers and addresses
+// each client under its own id (5.x's local mode).
+type perClientBackend interface {
+	// ClientChannelAddr is the address of clientID's own channel to the
+	// broker at brokerAddr; "" when the backend has none.
+	ClientChannelAddr(brokerAddr, clientID string) string
+	// CloseClientChannel closes such a channel; the broker then drops the
+	// client's registrations.
+	CloseClientChannel(addr string)
+}
+
+func (be *remotingBackend) ClientChannelAddr(brokerAddr, clientID string) string {
+	if be.local == nil || !be.isLocal(brokerAddr) {
+		return ""
+	}
+	return brokerAddr + clientChannelSep + clientID
+}
+
+func (be *remotingBackend) CloseClientChannel(addr string) { be.rc.CloseChannel(addr) }
+
+// splitClientChannel splits a ClientChannelAddr into broker address and
+// client id ("" for a shared channel).
+func splitClientChannel(addr string) (brokerAddr, clientID string) {
+	b, id, _ := strings.Cut(addr, clientChannelSep)
+	return b, id
+}
+
+// dialLocal connects the local broker through a pipe (also for a client's
+// own channel); other addresses (nil, nil) are dialled over TCP.
 func (be *remotingBackend) dialLocal(_ context.Context, addr string) (net.Conn, error) {
-	if !be.isLocal(addr) {
+	if b, _ := splitClientChannel(addr); !be.isLocal(b) {
 		return nil, nil
 	}
 	cli, srv := net.Pipe()
