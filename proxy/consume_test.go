@@ -12,11 +12,11 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketmq-go/rmq/internal/message"
+	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 	"github.com/rocketmq-go/rmq/remoting/header"
-	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 )
 
 // fakeBrokers answers the consume side's broker calls from a function and
@@ -36,8 +36,10 @@ func (f *fakeBrokers) callBroker(_ context.Context, brokerName string, req *code
 	return f.answer(brokerName, req), nil
 }
 
-func (f *fakeBrokers) topicRoute(context.Context, string) (*body.TopicRouteData, error) { return f.route, nil }
-func (f *fakeBrokers) groupOrderly(context.Context, string) bool                     { return f.orderly }
+func (f *fakeBrokers) topicRoute(context.Context, string) (*body.TopicRouteData, error) {
+	return f.route, nil
+}
+func (f *fakeBrokers) groupOrderly(context.Context, string) bool { return f.orderly }
 
 func (f *fakeBrokers) callsOf(c int32) []*codec.RemotingCommand {
 	f.mu.Lock()
@@ -238,7 +240,9 @@ func TestProxyReceiveFiltersTagsAndMaxAttempts(t *testing.T) {
 	if len(out) != 3 || out[1].GetMessage().GetSystemProperties().GetQueueOffset() != 0 {
 		t.Fatalf("stream %v, want only the message at offset 0", out)
 	}
-	waitFor(t, func() bool { return len(f.callsOf(code.AckMessage)) == 2 && len(f.callsOf(code.ConsumerSendMsgBack)) == 1 })
+	waitFor(t, func() bool {
+		return len(f.callsOf(code.AckMessage)) == 2 && len(f.callsOf(code.ConsumerSendMsgBack)) == 1
+	})
 	back := f.callsOf(code.ConsumerSendMsgBack)[0]
 	if back.Ext("delayLevel") != "-1" || back.Ext("offset") != "1002" || back.Ext("maxReconsumeTimes") != "0" ||
 		back.Ext("group") != "G" || back.Ext("originTopic") != "T" {
