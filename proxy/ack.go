@@ -94,7 +94,9 @@ func overallStatus(entries []*apiv2.AckMessageResultEntry) *apiv2.Status {
 }
 
 // changeInvisible sends CHANGE_MESSAGE_INVISIBLETIME and returns the new
-// handle: the broker's new pop time and invisible time in the old handle.
+// handle as a 5.x client builds it: the broker's new pop time, invisible
+// time and revive queue, with the message's own queue offset as the new
+// checkpoint's start (the broker wrote a checkpoint for just this message).
 func (c *consumer) changeInvisible(ctx context.Context, h ReceiptHandle, group, topic string, ms int64) (ReceiptHandle, error) {
 	if h.Expired(c.now()) {
 		return h, errExpiredHandle
@@ -114,7 +116,7 @@ func (c *consumer) changeInvisible(ctx context.Context, h ReceiptHandle, group, 
 		return h, errStatus(apiv2.Code_INTERNAL_SERVER_ERROR, "bad change invisible time response: "+err.Error())
 	}
 	n := h
-	n.RetrieveTime, n.InvisibleTime, n.ReviveQueueID = rh.PopTime, rh.InvisibleTime, rh.ReviveQid
+	n.StartOffset, n.RetrieveTime, n.InvisibleTime, n.ReviveQueueID = h.Offset, rh.PopTime, rh.InvisibleTime, rh.ReviveQid
 	n.Raw = extraInfo(n.StartOffset, n.RetrieveTime, n.InvisibleTime, n.ReviveQueueID, n.TopicType,
 		n.BrokerName, n.QueueID, n.Offset)
 	return n, nil

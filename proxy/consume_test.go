@@ -313,7 +313,7 @@ func TestProxyChangeInvisibleDurationReturnsNewHandle(t *testing.T) {
 	resp := c.changeInvisibleDuration(context.Background(), &apiv2.ChangeInvisibleDurationRequest{
 		Group: &apiv2.Resource{Name: "G"}, Topic: &apiv2.Resource{Name: "T"}, ReceiptHandle: old.Encode(),
 		InvisibleDuration: durationpb.New(20 * time.Second), MessageId: "m"})
-	if resp.GetStatus().GetCode() != apiv2.Code_OK || resp.GetReceiptHandle() != "3 5000000000000 20000 6 0 a 1 5 9" {
+	if resp.GetStatus().GetCode() != apiv2.Code_OK || resp.GetReceiptHandle() != "5 5000000000000 20000 6 0 a 1 5 9" {
 		t.Fatalf("response %v", resp)
 	}
 	if r := f.callsOf(code.ChangeMessageInvisibletime)[0]; r.Ext("invisibleTime") != "20000" || r.Ext("offset") != "5" {
