@@ -4,9 +4,9 @@ import (
 	"context"
 	"sync"
 
+	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/codec"
-	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 )
 
 // brokerBackend is the part of the proxy's Backend the consume side uses;

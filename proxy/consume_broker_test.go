@@ -14,12 +14,12 @@ import (
 	"github.com/rocketmq-go/rmq/internal/admin"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 	"github.com/rocketmq-go/rmq/remoting/header"
-	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 )
 
 // tcpBackend is a minimal cluster-mode brokerBackend for tests of the
