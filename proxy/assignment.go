@@ -25,9 +25,6 @@ func permissionOf(perm int32) apiv2.Permission {
 	return apiv2.Permission_NONE
 }
 
-// permWrite is PermName.PERM_WRITE.
-const permWrite = 2
-
 // queryAssignment serves QueryAssignment; endpoints are the proxy's own,
 // which the client reaches every broker through.
 func (c *consumer) queryAssignment(ctx context.Context, req *apiv2.QueryAssignmentRequest, endpoints *apiv2.Endpoints) *apiv2.QueryAssignmentResponse {

@@ -9,8 +9,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"regexp"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -81,52 +79,14 @@ type consumerSettings struct {
 	requestTimeout time.Duration // the client's request timeout
 }
 
-// statusError carries a v2 status code and message out of a consume step.
-type statusError struct {
-	code apiv2.Code
-	msg  string
-}
+func errStatus(c apiv2.Code, msg string) error { return &Error{Code: c, Message: msg} }
 
-func (e *statusError) Error() string { return e.code.String() + ": " + e.msg }
-
-func errStatus(c apiv2.Code, msg string) error { return &statusError{code: c, msg: msg} }
-
-// statusOf turns an error of a consume step into a v2 Status, as 5.x's
-// ResponseBuilder.buildStatus(Throwable) does for the cases we produce.
+// statusOf is StatusOf, plus a context deadline as PROXY_TIMEOUT.
 func statusOf(err error) *apiv2.Status {
-	var se *statusError
-	switch {
-	case err == nil:
-		return okStatus()
-	case errors.As(err, &se):
-		return &apiv2.Status{Code: se.code, Message: se.msg}
-	case errors.Is(err, context.DeadlineExceeded):
-		return &apiv2.Status{Code: apiv2.Code_PROXY_TIMEOUT, Message: err.Error()}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return newStatus(apiv2.Code_PROXY_TIMEOUT, err.Error())
 	}
-	return &apiv2.Status{Code: apiv2.Code_INTERNAL_SERVER_ERROR, Message: err.Error()}
-}
-
-func okStatus() *apiv2.Status {
-	return &apiv2.Status{Code: apiv2.Code_OK, Message: apiv2.Code_OK.String()}
-}
-
-// codeOfRemoting maps a broker response code to a v2 code
-// (ResponseBuilder.RESPONSE_CODE_MAPPING; topic-not-exist as
-// TopicRouteHelper.isTopicNotExistError).
-func codeOfRemoting(c int32) apiv2.Code {
-	switch c {
-	case code.Success:
-		return apiv2.Code_OK
-	case code.SystemBusy:
-		return apiv2.Code_TOO_MANY_REQUESTS
-	case code.RequestCodeNotSupported:
-		return apiv2.Code_NOT_IMPLEMENTED
-	case code.SubscriptionGroupNotExist:
-		return apiv2.Code_CONSUMER_GROUP_NOT_FOUND
-	case code.TopicNotExist:
-		return apiv2.Code_TOPIC_NOT_FOUND
-	}
-	return apiv2.Code_INTERNAL_SERVER_ERROR
+	return StatusOf(err)
 }
 
 // remotingStatus is the v2 status of a broker answer (buildStatus(code, remark)).
@@ -134,7 +94,10 @@ func remotingStatus(c int32, remark string) *apiv2.Status {
 	if remark == "" {
 		remark = itoa(int64(c))
 	}
-	return &apiv2.Status{Code: codeOfRemoting(c), Message: remark}
+	if c == code.TopicNotExist {
+		return newStatus(apiv2.Code_TOPIC_NOT_FOUND, remark)
+	}
+	return newStatus(CodeOfRemoting(c), remark)
 }
 
 // brokerError is a non-success broker answer as an error.
@@ -160,9 +123,6 @@ func newConsumer(lg *zap.Logger, cfg ConsumeConfig, b consumeBackend) *consumer 
 	return &consumer{lg: lg, cfg: cfg, backend: b, now: time.Now}
 }
 
-// permRead is PermName.PERM_READ.
-const permRead = 4
-
 // hasMaster reports whether the route lists a master address for brokerName.
 func hasMaster(route *body.TopicRouteData, brokerName string) bool {
 	for _, bd := range route.BrokerDatas {
@@ -173,51 +133,10 @@ func hasMaster(route *body.TopicRouteData, brokerName string) bool {
 	return false
 }
 
-// Names allowed for topics and groups (5.x Validators).
-var validName = regexp.MustCompile(`^[%|a-zA-Z0-9_-]+$`)
-
-const (
-	maxTopicLength = 127
-	maxGroupLength = 255
-)
-
-// validateTopicAndGroup checks names as 5.x's GrpcValidator does: blank,
-// too long, illegal characters, system topics and groups.
+// validateTopicAndGroup is 5.x's GrpcValidator.validateTopicAndConsumerGroup.
 func validateTopicAndGroup(topic, group string) error {
-	switch {
-	case topic == "":
-		return errStatus(apiv2.Code_ILLEGAL_TOPIC, "The specified topic is blank.")
-	case len(topic) > maxTopicLength:
-		return errStatus(apiv2.Code_ILLEGAL_TOPIC, "The specified topic is longer than topic max length.")
-	case !validName.MatchString(topic):
-		return errStatus(apiv2.Code_ILLEGAL_TOPIC, "The specified topic["+topic+
-			"] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$")
-	case isSystemTopic(topic):
-		return errStatus(apiv2.Code_ILLEGAL_TOPIC, "cannot access system topic")
-	case group == "":
-		return errStatus(apiv2.Code_ILLEGAL_CONSUMER_GROUP, "the specified group is blank")
-	case len(group) > maxGroupLength:
-		return errStatus(apiv2.Code_ILLEGAL_CONSUMER_GROUP, "the specified group is longer than group max length 255.")
-	case !validName.MatchString(group):
-		return errStatus(apiv2.Code_ILLEGAL_CONSUMER_GROUP, "the specified group["+group+
-			"] contains illegal characters, allowing only ^[%|a-zA-Z0-9_-]+$")
-	case strings.HasPrefix(group, "CID_RMQ_SYS_"):
-		return errStatus(apiv2.Code_ILLEGAL_CONSUMER_GROUP, "cannot use system consumer group")
+	if err := validateTopic(&apiv2.Resource{Name: topic}); err != nil {
+		return err
 	}
-	return nil
-}
-
-// isSystemTopic: 5.x TopicValidator's system topics (rmq_sys_ prefix and
-// the fixed names).
-func isSystemTopic(t string) bool {
-	if strings.HasPrefix(t, "rmq_sys_") {
-		return true
-	}
-	switch t {
-	case "TBW102", "SCHEDULE_TOPIC_XXXX", "BenchmarkTest", "RMQ_SYS_TRANS_HALF_TOPIC", "RMQ_SYS_TRACE_TOPIC",
-		"RMQ_SYS_TRANS_OP_HALF_TOPIC", "TRANS_CHECK_MAX_TIME_TOPIC", "SELF_TEST_TOPIC", "OFFSET_MOVED_EVENT",
-		"CHECKPOINT_TOPIC":
-		return true
-	}
-	return false
+	return validateConsumerGroup(&apiv2.Resource{Name: group})
 }

@@ -29,42 +29,30 @@ type heldHandle struct {
 	renewing bool      // a change is in flight
 }
 
-// renewer holds and renews handles; one goroutine, stopped by stop.
+// renewer holds and renews handles; its loop runs on the server's
+// goroutine until the server stops.
 type renewer struct {
 	c    *consumer
-	mu   sync.Mutex // guards held
+	mu   sync.Mutex // guards held; never held across a broker call
 	held map[heldKey]*heldHandle
-
-	stopCh chan struct{} // closed by stop
-	done   chan struct{} // closed when the loop has returned
-	once   sync.Once
 }
 
 func newRenewer(c *consumer) *renewer {
-	return &renewer{c: c, held: map[heldKey]*heldHandle{}, stopCh: make(chan struct{}), done: make(chan struct{})}
+	return &renewer{c: c, held: map[heldKey]*heldHandle{}}
 }
 
-// start runs the renewal loop until stop.
-func (r *renewer) start(period time.Duration) {
-	go func() {
-		defer close(r.done)
-		t := time.NewTicker(period)
-		defer t.Stop()
-		for {
-			select {
-			case <-r.stopCh:
-				return
-			case <-t.C:
-				r.renewDue()
-			}
+// run renews due handles every period until stop is closed.
+func (r *renewer) run(stop <-chan struct{}, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			r.renewDue()
 		}
-	}()
-}
-
-// stop ends the loop and waits for it.
-func (r *renewer) stop() {
-	r.once.Do(func() { close(r.stopCh) })
-	<-r.done
+	}
 }
 
 // hold starts renewing the handles of popped messages.
