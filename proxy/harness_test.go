@@ -2,6 +2,8 @@ package proxy_test
 
 import (
 	"context"
+	"crypto/rand"
+	"fmt"
 	"net"
 	"strconv"
 	"sync/atomic"
@@ -14,6 +16,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/proxy"
 	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
@@ -42,8 +45,14 @@ func modes(t *testing.T, f func(t *testing.T, mode string)) {
 
 func startEnv(t *testing.T, mode string, opts ...func(*proxy.Config)) *env {
 	t.Helper()
+	return startEnvB(t, mode, nil, opts...)
+}
+
+// startEnvB is startEnv with broker options.
+func startEnvB(t *testing.T, mode string, bopts []testutil.BrokerOption, opts ...func(*proxy.Config)) *env {
+	t.Helper()
 	ns := testutil.StartNamesrv(t)
-	b := testutil.StartBroker(t, ns.Addr().String())
+	b := testutil.StartBroker(t, ns.Addr().String(), bopts...)
 	e := &env{nsAddr: ns.Addr().String(), b: b, mode: mode}
 	lg := zaptest.NewLogger(t).Named("proxy")
 	var (
@@ -118,4 +127,53 @@ func (e *env) endpoints() *apiv2.Endpoints {
 	host, port, _ := net.SplitHostPort(e.srv.Addr().String())
 	p, _ := strconv.Atoi(port)
 	return &apiv2.Endpoints{Scheme: apiv2.AddressScheme_IPv4, Addresses: []*apiv2.Address{{Host: host, Port: int32(p)}}}
+}
+
+// newMessageID returns a message id as 5.x SDKs make them (hex, 34 chars).
+func newMessageID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("01%X", b[:])
+}
+
+// newMsg is a message to topic with a fresh id.
+func newMsg(topic, body string) *apiv2.Message {
+	return &apiv2.Message{
+		Topic:            &apiv2.Resource{Name: topic},
+		Body:             []byte(body),
+		SystemProperties: &apiv2.SystemProperties{MessageId: newMessageID(), MessageType: apiv2.MessageType_NORMAL},
+	}
+}
+
+// send sends msgs as clientID and fails the test on a transport error.
+func (e *env) send(t *testing.T, clientID string, msgs ...*apiv2.Message) *apiv2.SendMessageResponse {
+	t.Helper()
+	resp, err := e.cli.SendMessage(e.ctx(t, clientID), &apiv2.SendMessageRequest{Messages: msgs})
+	if err != nil {
+		t.Fatalf("SendMessage: %v", err)
+	}
+	return resp
+}
+
+// stored waits for n messages in queue q of topic on the broker and
+// returns them.
+func (e *env) stored(t *testing.T, topic string, q int32, n int) []*message.MessageExt {
+	t.Helper()
+	var out []*message.MessageExt
+	testutil.Eventually(t, 10*time.Second, func() error {
+		out = out[:0]
+		r := e.b.Store().GetMessage("proxy_test", topic, q, 0, 64, nil)
+		for _, raw := range r.Messages {
+			m, err := message.DecodeRecord(raw, true)
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		if len(out) != n {
+			return fmt.Errorf("queue %d has %d messages, want %d", q, len(out), n)
+		}
+		return nil
+	})
+	return out
 }

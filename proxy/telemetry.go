@@ -108,6 +108,9 @@ func (svc *service) onTelemetry(ctx context.Context, ci callInfo, c *clientSessi
 
 // telemetryError is 5.x's processTelemetryException.
 func telemetryError(err error) error {
+	if s, ok := status.FromError(err); ok && s.Code() != codes.Unknown {
+		return err // already a gRPC status
+	}
 	st := StatusOf(err)
 	msg := "process client telemetryCommand failed. " + st.GetMessage()
 	if c := st.GetCode(); c >= apiv2.Code_BAD_REQUEST && c < apiv2.Code_INTERNAL_ERROR {
