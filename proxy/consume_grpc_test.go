@@ -354,3 +354,89 @@ func TestProxyGRPCQueryAssignment(t *testing.T) {
 		}
 	})
 }
+
+// TestProxyGRPCFIFOGroupOrder: for an orderly group, messages of one message
+// group come in send order; while some are unacked the queue gives nothing
+// more, and unacked ones come back first, in order, with attempt 2.
+func TestProxyGRPCFIFOGroupOrder(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		e := startConsumeEnv(t, mode)
+		e.createTopic(t, "RFifo", 4)
+		g := body.NewSubscriptionGroupConfig("GFifo")
+		g.ConsumeMessageOrderly = true
+		e.b.Subscriptions().UpdateSubscriptionGroupConfig(g)
+		producer := newClientID()
+		for i := range 6 {
+			m := newMsg("RFifo", "o-"+strconv.Itoa(i))
+			mg := "order-A"
+			m.SystemProperties.MessageGroup = &mg
+			m.SystemProperties.MessageType = apiv2.MessageType_FIFO
+			if r := e.send(t, producer, m); r.GetStatus().GetCode() != apiv2.Code_OK {
+				t.Fatalf("send: %v", r)
+			}
+		}
+		cli := newClientID()
+		// Wait until the proxy sees the group as orderly (cluster mode caches groups).
+		testutil.Eventually(t, 15*time.Second, func() error {
+			resp, err := e.cli.QueryAssignment(e.ctx(t, cli), &apiv2.QueryAssignmentRequest{Topic: &apiv2.Resource{Name: "RFifo"},
+				Group: &apiv2.Resource{Name: "GFifo"}, Endpoints: e.endpoints()})
+			if err != nil || len(resp.GetAssignments()) != 4 {
+				return fmt.Errorf("group not orderly yet: %v %v", resp, err)
+			}
+			return nil
+		})
+		req := e.receiveReq("RFifo", "GFifo", 800*time.Millisecond, 300*time.Millisecond)
+		req.BatchSize = 3
+		var first []*apiv2.Message
+		testutil.Eventually(t, 10*time.Second, func() error {
+			first = e.receive(t, cli, req).msgs
+			if len(first) == 0 {
+				return fmt.Errorf("nothing yet")
+			}
+			return nil
+		})
+		for i, m := range first {
+			if string(m.GetBody()) != "o-"+strconv.Itoa(i) || m.GetSystemProperties().GetMessageGroup() != "order-A" {
+				t.Fatalf("message %d of the first batch is %q", i, m.GetBody())
+			}
+		}
+		// Unacked: the queue stays locked until the batch's invisible time ends.
+		if r := e.receive(t, cli, req); len(r.msgs) != 0 {
+			t.Fatalf("orderly queue gave more while locked: %q", r.msgs[0].GetBody())
+		}
+		var again []*apiv2.Message
+		testutil.Eventually(t, 10*time.Second, func() error {
+			again = e.receive(t, cli, req).msgs
+			if len(again) == 0 {
+				return fmt.Errorf("not redelivered yet")
+			}
+			return nil
+		})
+		if string(again[0].GetBody()) != "o-0" || again[0].GetSystemProperties().GetDeliveryAttempt() != 2 {
+			t.Fatalf("redelivery starts with %q attempt %d, want o-0 attempt 2", again[0].GetBody(),
+				again[0].GetSystemProperties().GetDeliveryAttempt())
+		}
+		// Ack as received, in order, until all 6 were seen once acked.
+		next := 0
+		batch := again
+		for deadline := time.Now().Add(15 * time.Second); next < 6; {
+			if time.Now().After(deadline) {
+				t.Fatalf("only %d of 6 consumed in order", next)
+			}
+			for _, m := range batch {
+				if string(m.GetBody()) != "o-"+strconv.Itoa(next) {
+					t.Fatalf("got %q, want o-%d", m.GetBody(), next)
+				}
+				next++
+			}
+			if len(batch) > 0 {
+				if r := e.ack(t, cli, "RFifo", "GFifo", batch...); r.GetStatus().GetCode() != apiv2.Code_OK {
+					t.Fatalf("ack: %v", r)
+				}
+			}
+			if next < 6 {
+				batch = e.receive(t, cli, req).msgs
+			}
+		}
+	})
+}
