@@ -62,6 +62,8 @@ type popProcessor struct {
 	// checkpoint append, never waited on.
 	locks sync.Map // string → *atomic.Bool
 	ckSeq atomic.Uint64
+	// revive is the current master term's revive service.
+	revive atomic.Pointer[reviveService]
 }
 
 func (b *Broker) popProc() *popProcessor {
