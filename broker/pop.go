@@ -578,3 +578,11 @@ func jsonMarshal(v any) ([]byte, error) {
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
+
+// PopHeld is the number of pops waiting in long polling.
+func (b *Broker) PopHeld() int {
+	if p := b.popProc(); p != nil {
+		return p.hold.Len()
+	}
+	return 0
+}
