@@ -62,6 +62,8 @@ type popProcessor struct {
 	// checkpoint append, never waited on.
 	locks sync.Map // string → *atomic.Bool
 	ckSeq atomic.Uint64
+	// revive is the current master term's revive service.
+	revive atomic.Pointer[reviveService]
 }
 
 func (b *Broker) popProc() *popProcessor {
@@ -575,4 +577,12 @@ func jsonMarshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// PopHeld is the number of pops waiting in long polling.
+func (b *Broker) PopHeld() int {
+	if p := b.popProc(); p != nil {
+		return p.hold.Len()
+	}
+	return 0
 }

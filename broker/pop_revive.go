@@ -13,6 +13,7 @@ package broker
 import (
 	"context"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -35,12 +36,16 @@ const reviveBatch = 32
 type reviveService struct {
 	p      *popProcessor
 	queues []*pop.ReviveQueue // built on the first pass of the term
+	// read is the sum of the queues' read positions after the last pass
+	// (PopReviveCaughtUp).
+	read atomic.Int64
 }
 
 func (p *popProcessor) registerRevive() {
 	interval := time.Duration(max(p.b.Config().ReviveInterval, 10)) * time.Millisecond
 	p.b.addMasterService(func() *service.Service {
 		rs := &reviveService{p: p}
+		p.revive.Store(rs)
 		return service.New("PopReviveService", interval, rs.run)
 	})
 }
@@ -54,18 +59,39 @@ func (rs *reviveService) run(ctx context.Context) {
 			rs.queues = append(rs.queues, pop.NewReviveQueue(int32(i), from))
 		}
 	}
+	var read int64
 	for _, q := range rs.queues {
 		if ctx.Err() != nil {
 			return
 		}
-		rs.read(ctx, q)
+		rs.readQueue(ctx, q)
 		rs.revive(q)
 		p.b.offsets.CommitOffset(reviveLocalHost, pop.ReviveGroup, p.reviveTopic, q.QueueID, q.Commit())
+		read += q.Next()
 	}
+	rs.read.Store(read)
+}
+
+// PopReviveCaughtUp reports whether this term's revive service has read
+// every record of the revive log written so far (tests wait on it).
+func (b *Broker) PopReviveCaughtUp() bool {
+	p := b.popProc()
+	if p == nil {
+		return false
+	}
+	rs := p.revive.Load()
+	if rs == nil {
+		return false
+	}
+	var total int64
+	for i := range max(b.Config().ReviveQueueNum, 1) {
+		total += b.store.MaxOffsetInQueue(p.reviveTopic, int32(i))
+	}
+	return rs.read.Load() == total
 }
 
 // read feeds the queue every record written since the last pass.
-func (rs *reviveService) read(ctx context.Context, q *pop.ReviveQueue) {
+func (rs *reviveService) readQueue(ctx context.Context, q *pop.ReviveQueue) {
 	st := rs.p.b.store
 	for ctx.Err() == nil {
 		res := st.GetMessage(pop.ReviveGroup, rs.p.reviveTopic, q.QueueID, q.Next(), reviveBatch, nil)
