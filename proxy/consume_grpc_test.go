@@ -25,7 +25,7 @@ import (
 // startConsumeEnv is startEnv with a broker that revives popped messages
 // every 20 ms and a proxy that allows short polls and invisible times, so
 // redelivery tests take about a second.
-func startConsumeEnv(t *testing.T, mode string, brokerOpts ...testutil.BrokerOption) *env {
+func startConsumeEnv(t testing.TB, mode string, brokerOpts ...testutil.BrokerOption) *env {
 	t.Helper()
 	ns := testutil.StartNamesrv(t)
 	opts := append([]testutil.BrokerOption{func(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) {
