@@ -43,13 +43,13 @@ func modes(t *testing.T, f func(t *testing.T, mode string)) {
 	}
 }
 
-func startEnv(t *testing.T, mode string, opts ...func(*proxy.Config)) *env {
+func startEnv(t testing.TB, mode string, opts ...func(*proxy.Config)) *env {
 	t.Helper()
 	return startEnvB(t, mode, nil, opts...)
 }
 
 // startEnvB is startEnv with broker options.
-func startEnvB(t *testing.T, mode string, bopts []testutil.BrokerOption, opts ...func(*proxy.Config)) *env {
+func startEnvB(t testing.TB, mode string, bopts []testutil.BrokerOption, opts ...func(*proxy.Config)) *env {
 	t.Helper()
 	ns := testutil.StartNamesrv(t)
 	b := testutil.StartBroker(t, ns.Addr().String(), bopts...)
@@ -98,7 +98,7 @@ func startEnvB(t *testing.T, mode string, bopts []testutil.BrokerOption, opts ..
 
 // createTopic creates topic on the broker with n read/write queues and
 // waits until the name server routes it.
-func (e *env) createTopic(t *testing.T, topic string, n int32) {
+func (e *env) createTopic(t testing.TB, topic string, n int32) {
 	t.Helper()
 	tc := body.NewTopicConfig(topic)
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = n, n, 6
@@ -116,7 +116,7 @@ var clientSeq atomic.Int64
 func newClientID() string { return "test@" + strconv.FormatInt(clientSeq.Add(1), 10) }
 
 // ctx is a call context with the client id metadata and a deadline.
-func (e *env) ctx(t *testing.T, clientID string) context.Context {
+func (e *env) ctx(t testing.TB, clientID string) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	t.Cleanup(cancel)
 	return metadata.AppendToOutgoingContext(ctx, proxy.MetaClientID, clientID, proxy.MetaLanguage, "GOLANG")
