@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
@@ -31,6 +34,7 @@ type env struct {
 	conn   *grpc.ClientConn
 	cli    apiv2.MessagingServiceClient
 	mode   string
+	logs   *observer.ObservedLogs // the proxy's log entries
 }
 
 // modes runs f once per proxy mode.
@@ -54,7 +58,9 @@ func startEnvB(t testing.TB, mode string, bopts []testutil.BrokerOption, opts ..
 	ns := testutil.StartNamesrv(t)
 	b := testutil.StartBroker(t, ns.Addr().String(), bopts...)
 	e := &env{nsAddr: ns.Addr().String(), b: b, mode: mode}
-	lg := zaptest.NewLogger(t).Named("proxy")
+	core, logs := observer.New(zapcore.DebugLevel)
+	e.logs = logs
+	lg := zaptest.NewLogger(t, zaptest.WrapOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, core) }))).Named("proxy")
 	var (
 		be  proxy.Backend
 		err error

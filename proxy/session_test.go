@@ -170,3 +170,23 @@ func TestProxyTelemetryBadSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyConsumerIdsChangedHandled: the broker's NOTIFY_CONSUMER_IDS_CHANGED
+// to the proxy (sent when a gRPC consumer group is registered) is taken,
+// not answered REQUEST_CODE_NOT_SUPPORTED with a warning.
+func TestProxyConsumerIdsChangedHandled(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		e := startEnv(t, mode)
+		e.createTopic(t, "NotifyTopic", 1)
+		e.telemetry(t, newClientID(), consumerSettings("NotifyGroup", "NotifyTopic"))
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if e.logs.FilterMessage("consumer ids changed").Len() == 0 {
+				return errors.New("no NOTIFY_CONSUMER_IDS_CHANGED seen")
+			}
+			return nil
+		})
+		if n := e.logs.FilterMessage("request code not supported").Len(); n != 0 {
+			t.Fatalf("%d request-code-not-supported warnings", n)
+		}
+	})
+}
