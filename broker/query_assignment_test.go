@@ -46,7 +46,6 @@ func queues(a assignmentAnswer) string {
 	return strings.Join(s, ",")
 }
 
-
 // TestBrokerQueryAssignmentPullAndPop: a PULL group (the default) gets its
 // AVG share of the topic's queues; after SET_MESSAGE_REQUEST_MODE POP
 // (persisted to messageRequestMode.json, kept across a restart) every
