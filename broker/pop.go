@@ -94,6 +94,7 @@ func registerPopProcessors(b *Broker) {
 		return p.process(ctx, req, true)
 	}), b.Pools.Pull, false)
 	b.registerProcessor(code.AckMessage, remoting.ProcessorFunc(p.processAck), b.Pools.ConsumerManage, true)
+	b.registerProcessor(code.BatchAckMessage, remoting.ProcessorFunc(p.processBatchAck), b.Pools.ConsumerManage, true)
 	b.registerProcessor(code.ChangeMessageInvisibletime, remoting.ProcessorFunc(p.processChangeInvisible), b.Pools.ConsumerManage, true)
 	p.registerRevive()
 }
