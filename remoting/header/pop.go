@@ -165,7 +165,9 @@ func (h *NotificationRequestHeader) FromExtFields(ext map[string]string) error {
 func (h *NotificationResponseHeader) ToExtFields() map[string]string { return encode(h) }
 
 // FromExtFields implements CommandCustomHeader.
-func (h *NotificationResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+func (h *NotificationResponseHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
 
 // ToExtFields implements CommandCustomHeader.
 func (h *PeekMessageRequestHeader) ToExtFields() map[string]string { return encode(h) }
