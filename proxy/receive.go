@@ -110,37 +110,12 @@ func (c *consumer) receive(ctx context.Context, req *apiv2.ReceiveMessageRequest
 // result; it returns the status frame and the messages to deliver.
 func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, set consumerSettings,
 	clientVersion string) (*apiv2.Status, []*message.MessageExt) {
-	poll, err := c.pollingTime(ctx, req, set, clientVersion)
+	h, err := c.popRequest(ctx, req, set, clientVersion)
 	if err != nil {
 		return statusOf(err), nil
 	}
-	topic, group := req.GetMessageQueue().GetTopic().GetName(), req.GetGroup().GetName()
-	if err := validateTopicAndGroup(topic, group); err != nil {
-		return statusOf(err), nil
-	}
-	invisible, err := c.invisibleTime(req)
-	if err != nil {
-		return statusOf(err), nil
-	}
-	expType, exp := filterExpressionOf(req.GetFilterExpression())
-	if expType == filter.ExpressionTypeSQL92 {
-		if _, err := filter.CompileSQL92(exp); err != nil {
-			return statusOf(errStatus(apiv2.Code_ILLEGAL_FILTER_EXPRESSION, err.Error())), nil
-		}
-	}
-	brokerName, err := c.readBroker(ctx, topic, req.GetMessageQueue().GetBroker().GetName())
-	if err != nil {
-		return statusOf(err), nil
-	}
-	batch := req.GetBatchSize()
-	if batch <= 0 || batch > maxPopBatch {
-		batch = maxPopBatch
-	}
-	h := &header.PopMessageRequestHeader{
-		ConsumerGroup: group, Topic: topic, QueueID: -1, MaxMsgNums: batch,
-		InvisibleTime: invisible, PollTime: poll.Milliseconds(), BornTime: c.now().UnixMilli(),
-		InitMode: 1, ExpType: expType, Exp: exp, Order: set.fifo, AttemptID: req.GetAttemptId(), Bname: brokerName,
-	}
+	topic, group, brokerName := h.Topic, h.ConsumerGroup, h.Bname
+	exp, expType := h.Exp, h.ExpType
 	resp, err := c.backend.callBroker(ctx, brokerName, codec.NewRequest(code.PopMessage, h.ToExtFields(), nil))
 	if err != nil {
 		return statusOf(err), nil
@@ -158,7 +133,7 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 	if err != nil {
 		return statusOf(err), nil
 	}
-	msgs = c.screen(ctx, msgs, group, topic, exp, expType, set)
+	msgs = c.screen(msgs, group, topic, exp, expType, set)
 	if len(msgs) == 0 {
 		return &apiv2.Status{Code: apiv2.Code_MESSAGE_NOT_FOUND, Message: "no match message"}, nil
 	}
@@ -166,6 +141,43 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 		c.renew.hold(set.clientID, group, topic, msgs)
 	}
 	return okStatus(), msgs
+}
+
+// popRequest checks a ReceiveMessage as 5.x does (polling time, names,
+// invisible time, filter) and builds its POP_MESSAGE header.
+func (c *consumer) popRequest(ctx context.Context, req *apiv2.ReceiveMessageRequest, set consumerSettings,
+	clientVersion string) (*header.PopMessageRequestHeader, error) {
+	poll, err := c.pollingTime(ctx, req, set, clientVersion)
+	if err != nil {
+		return nil, err
+	}
+	topic, group := req.GetMessageQueue().GetTopic().GetName(), req.GetGroup().GetName()
+	if err := validateTopicAndGroup(topic, group); err != nil {
+		return nil, err
+	}
+	invisible, err := c.invisibleTime(req)
+	if err != nil {
+		return nil, err
+	}
+	expType, exp := filterExpressionOf(req.GetFilterExpression())
+	if expType == filter.ExpressionTypeSQL92 {
+		if _, err := filter.CompileSQL92(exp); err != nil {
+			return nil, errStatus(apiv2.Code_ILLEGAL_FILTER_EXPRESSION, err.Error())
+		}
+	}
+	brokerName, err := c.readBroker(ctx, topic, req.GetMessageQueue().GetBroker().GetName())
+	if err != nil {
+		return nil, err
+	}
+	batch := req.GetBatchSize()
+	if batch <= 0 || batch > maxPopBatch {
+		batch = maxPopBatch
+	}
+	return &header.PopMessageRequestHeader{
+		ConsumerGroup: group, Topic: topic, QueueID: -1, MaxMsgNums: batch,
+		InvisibleTime: invisible, PollTime: poll.Milliseconds(), BornTime: c.now().UnixMilli(),
+		InitMode: 1, ExpType: expType, Exp: exp, Order: set.fifo, AttemptID: req.GetAttemptId(), Bname: brokerName,
+	}, nil
 }
 
 // decodePopped decodes a successful POP answer and gives each message its
@@ -186,7 +198,7 @@ func (c *consumer) decodePopped(resp *codec.RemotingCommand, topic, brokerName s
 // screen drops, as 5.x's PopMessageResultFilterImpl does, messages whose tag
 // the subscription does not take (acked) and messages past the client's
 // max attempts (forwarded to the DLQ); the rest are delivered.
-func (c *consumer) screen(ctx context.Context, msgs []*message.MessageExt, group, topic, exp, expType string,
+func (c *consumer) screen(msgs []*message.MessageExt, group, topic, exp, expType string,
 	set consumerSettings) []*message.MessageExt {
 	var tags filter.TagSubscription
 	if expType == filter.ExpressionTypeTag {
