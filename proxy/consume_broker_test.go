@@ -35,6 +35,9 @@ type tcpBackend struct {
 func (be *tcpBackend) Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 	return be.rc.InvokeSync(ctx, addr, req)
 }
+func (be *tcpBackend) InvokeAsync(ctx context.Context, addr string, req *codec.RemotingCommand, cb func(*codec.RemotingCommand, error)) error {
+	return be.rc.InvokeAsync(ctx, addr, req, cb)
+}
 func (be *tcpBackend) TopicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error) {
 	return be.adm.TopicRoute(ctx, topic)
 }

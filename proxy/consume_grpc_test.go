@@ -486,3 +486,46 @@ func TestProxyGRPCConsumeMalformedRequests(t *testing.T) {
 		t.Errorf("empty assignment query: %v %v", qa, err)
 	}
 }
+
+// TestProxyGRPCClientVanishingMidPollSparesOthers: a client that hangs up
+// while its receive is long-polling must not disturb other clients' calls
+// on the shared broker connection (a cancelled synchronous broker call
+// closed it), and what its pop finds late is given back at once rather than
+// after its invisible time.
+func TestProxyGRPCClientVanishingMidPollSparesOthers(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		e := startConsumeEnv(t, mode)
+		e.createTopic(t, "RGone", 1)
+		for _, g := range []string{"GStay", "GGone"} { // position both groups, so the next pops wait
+			if r := e.receive(t, newClientID(), e.receiveReq("RGone", g, time.Second, 100*time.Millisecond)); r.status.GetCode() != apiv2.Code_MESSAGE_NOT_FOUND {
+				t.Fatalf("%s: %v", g, r.status)
+			}
+		}
+		stay := make(chan received, 1)
+		go func() { stay <- e.receive(t, newClientID(), e.receiveReq("RGone", "GStay", 30*time.Second, 6*time.Second)) }()
+		goneCtx, hangUp := context.WithCancel(e.ctx(t, newClientID()))
+		stream, err := e.cli.ReceiveMessage(goneCtx, e.receiveReq("RGone", "GGone", 30*time.Second, 6*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.Eventually(t, 5*time.Second, func() error {
+			if n := e.b.PopHeld(); n != 2 {
+				return fmt.Errorf("%d pops held, want 2", n)
+			}
+			return nil
+		})
+		hangUp()
+		_, _ = stream.Recv()
+		e.sendN(t, "RGone", "g", 1)
+		r := <-stay
+		if r.status.GetCode() != apiv2.Code_OK || len(r.msgs) != 1 {
+			t.Fatalf("the other client's receive: %v %v", r.status, r.msgs)
+		}
+		// GGone's held pop took the message after its client left: it is
+		// given back within about a second, not after 30 s.
+		got := e.receiveN(t, newClientID(), "RGone", "GGone", 1, 30*time.Second)
+		if string(got[0].GetBody()) != "g0" {
+			t.Fatalf("GGone got %q", got[0].GetBody())
+		}
+	})
+}

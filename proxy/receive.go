@@ -116,7 +116,8 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 	}
 	topic, group, brokerName := h.Topic, h.ConsumerGroup, h.Bname
 	exp, expType := h.Exp, h.ExpType
-	resp, err := c.backend.callBroker(ctx, brokerName, codec.NewRequest(code.PopMessage, h.ToExtFields(), nil))
+	resp, err := c.backend.callBrokerLate(ctx, brokerName, codec.NewRequest(code.PopMessage, h.ToExtFields(), nil),
+		func(late *codec.RemotingCommand) { c.nackLate(late, group, topic, brokerName, h.Order) })
 	if err != nil {
 		return statusOf(err), nil
 	}
@@ -244,9 +245,25 @@ func (c *consumer) readBroker(ctx context.Context, topic, named string) (string,
 	return readable[int(c.rr.Add(1)%uint32(len(readable)))], nil
 }
 
+// nackLate gives back what a pop found after its client left: those
+// messages would otherwise stay invisible for the whole invisible time.
+func (c *consumer) nackLate(resp *codec.RemotingCommand, group, topic, brokerName string, order bool) {
+	if resp.Code != code.Success {
+		return
+	}
+	msgs, err := c.decodePopped(resp, topic, brokerName, order)
+	if err != nil {
+		return
+	}
+	c.nackMessages(group, topic, msgs)
+}
+
 // nack makes messages the client never got visible again after a second.
 func (c *consumer) nack(req *apiv2.ReceiveMessageRequest, msgs []*message.MessageExt) {
-	group, topic := req.GetGroup().GetName(), req.GetMessageQueue().GetTopic().GetName()
+	c.nackMessages(req.GetGroup().GetName(), req.GetMessageQueue().GetTopic().GetName(), msgs)
+}
+
+func (c *consumer) nackMessages(group, topic string, msgs []*message.MessageExt) {
 	for _, m := range msgs {
 		h, err := ParseReceiptHandle(m.Properties[propPopCK])
 		if err != nil {
