@@ -186,13 +186,13 @@ func TestBrokerPopBatchAck(t *testing.T) {
 		e.send("PopBa", 0, nil, "m"+strconv.Itoa(i))
 	}
 	e.waitDispatched("PopBa", 0, 4)
-	_, rh, got := e.pop("bg", "PopBa", 0, 32, 300, 0)
+	_, rh, got := e.pop("bg", "PopBa", 0, 32, ackSlack(), 0)
 	if len(got) != 4 {
 		t.Fatalf("popped %d", len(got))
 	}
 	e.expect(e.call(codec.NewRequest(code.BatchAckMessage, nil, nil)), code.NoMessage, "")
 	// bits 0 and 2 of a BitSet over startOffset 0: toByteArray {0x05}.
-	body := `{"acks":[{"b":"BQ==","c":"bg","it":300,"pt":` + strconv.FormatInt(rh.PopTime, 10) +
+	body := `{"acks":[{"b":"BQ==","c":"bg","it":` + strconv.FormatInt(rh.InvisibleTime, 10) + `,"pt":` + strconv.FormatInt(rh.PopTime, 10) +
 		`,"q":0,"r":"0","rq":` + strconv.Itoa(int(rh.ReviveQid)) + `,"so":0,"t":"PopBa"}],"brokerName":"broker-a"}`
 	e.expect(e.call(codec.NewRequest(code.BatchAckMessage, nil, []byte(body))), code.Success, "")
 	seen := map[string]bool{}

@@ -11,10 +11,15 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 	"github.com/rocketmq-go/rmq/remoting/header"
 )
+
+// ackSlack is an invisible time (ms) long enough for a test's acks to
+// reach the revive log first, even on a loaded machine under -race.
+func ackSlack() int64 { return wait.Scale(750 * time.Millisecond).Milliseconds() }
 
 // fastRevive makes the revive service run every 20 ms.
 func fastRevive(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) { cfg.ReviveInterval = 20 }
@@ -147,7 +152,7 @@ func TestBrokerPopInvisibleRevivedAckedNot(t *testing.T) {
 		e.send("PopRv", 0, map[string]string{"TAGS": "T"}, "m"+strconv.Itoa(i))
 	}
 	e.waitDispatched("PopRv", 0, 4)
-	_, _, got := e.pop("rg", "PopRv", 0, 32, 300, 0)
+	_, _, got := e.pop("rg", "PopRv", 0, 32, ackSlack(), 0)
 	if len(got) != 4 {
 		t.Fatalf("popped %d", len(got))
 	}
@@ -210,7 +215,7 @@ func TestBrokerPopChangeInvisibleTime(t *testing.T) {
 	e.send("PopCi", 0, nil, "a")
 	e.send("PopCi", 0, nil, "b")
 	e.waitDispatched("PopCi", 0, 2)
-	_, _, got := e.pop("cg", "PopCi", 0, 32, 300, 0)
+	_, _, got := e.pop("cg", "PopCi", 0, 32, ackSlack(), 0)
 	if len(got) != 2 {
 		t.Fatalf("popped %d", len(got))
 	}

@@ -138,7 +138,7 @@ func TestPopGoProducerToPopConsumer(t *testing.T) {
 
 	got := map[string]poppedMsg{}
 	testutil.Eventually(t, wait.Scale(10*time.Second), func() error {
-		for _, p := range pc.pop("A", 1000) {
+		for _, p := range pc.pop("A", wait.Scale(time.Second).Milliseconds()) {
 			got[string(p.m.Body)] = p
 		}
 		if len(got) < 8 {
