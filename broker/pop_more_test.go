@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/broker/pop"
+	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -214,4 +216,28 @@ func TestBrokerPopBatchAck(t *testing.T) {
 	if len(seen) != 2 || !seen["m1"] || !seen["m3"] {
 		t.Fatalf("revived %v, want m1 and m3", seen)
 	}
+}
+
+// TestBrokerPopPollingFull: past maxPopPollingSize held pops an empty pop
+// is answered at once with POLLING_FULL (5.x's 209).
+func TestBrokerPopPollingFull(t *testing.T) {
+	e := newConsumeEnv(t, func(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) { cfg.MaxPopPollingSize = 1 })
+	e.send("PopFull", 0, nil, "x")
+	e.waitDispatched("PopFull", 0, 1)
+	if _, _, got := e.pop("fg", "PopFull", -1, 32, 60_000, 0); len(got) != 1 {
+		t.Fatalf("popped %d", len(got))
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = e.c.InvokeSync(ctx, e.addr, popReq("fg", "PopFull", -1, 32, 60_000, 10_000))
+	}()
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if n := e.b.PopHeld(); n != 1 {
+			return fmt.Errorf("held %d", n)
+		}
+		return nil
+	})
+	resp, _, _ := e.pop("fg", "PopFull", -1, 32, 60_000, 10_000)
+	e.expect(resp, code.PollingFull, "NO_MESSAGE_IN_QUEUE")
 }
