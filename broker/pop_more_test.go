@@ -241,3 +241,24 @@ func TestBrokerPopPollingFull(t *testing.T) {
 	resp, _, _ := e.pop("fg", "PopFull", -1, 32, 60_000, 10_000)
 	e.expect(resp, code.PollingFull, "NO_MESSAGE_IN_QUEUE")
 }
+
+// TestBrokerPopSQL92Filter: a pop with an SQL92 expression hands out only
+// the matching messages; a bad expression is SUBSCRIPTION_PARSE_FAILED.
+func TestBrokerPopSQL92Filter(t *testing.T) {
+	e := newConsumeEnv(t)
+	for i := range 6 {
+		e.send("PopSql", 0, map[string]string{"a": strconv.Itoa(i)}, "m"+strconv.Itoa(i))
+	}
+	e.waitDispatched("PopSql", 0, 6)
+	req := func(exp string) *codec.RemotingCommand {
+		h := &header.PopMessageRequestHeader{ConsumerGroup: "sqlg", Topic: "PopSql", QueueID: 0, MaxMsgNums: 32,
+			InvisibleTime: 60_000, BornTime: time.Now().UnixMilli(), ExpType: "SQL92", Exp: exp}
+		return codec.NewRequest(code.PopMessage, h.ToExtFields(), nil)
+	}
+	e.expect(e.call(req("a >")), code.SubscriptionParseFailed, "parse the consumer's subscription failed")
+	resp := e.call(req("a >= 4"))
+	e.expect(resp, code.Success, "FOUND")
+	if got := bodies(decodeBody(t, resp.Body)); got != "m4,m5" {
+		t.Fatalf("SQL92 pop got %q", got)
+	}
+}
