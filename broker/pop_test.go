@@ -141,6 +141,15 @@ func TestBrokerPopRequestChecks(t *testing.T) {
 	old := popReq("g", "PopChk", 0, 1, 1000, 100)
 	old.ExtFields["bornTime"] = strconv.FormatInt(time.Now().Add(-time.Minute).UnixMilli(), 10)
 	e.expect(e.call(old), code.PollingTimeout, "the broker[127.0.0.1] pop message is timeout too much")
+	// As in 5.x, POP_MESSAGE is not served on the fast (VIP) port; ACK is.
+	fast := &consumeEnv{t: t, b: e.b, c: e.c, addr: e.b.FastAddr().String()}
+	if resp := fast.call(popReq("g", "PopChk", 0, 1, 1000, 0)); resp.Code != code.RequestCodeNotSupported {
+		t.Fatalf("pop on the fast port: %s", code.ResponseName(resp.Code))
+	}
+	ack := &header.AckMessageRequestHeader{ConsumerGroup: "g", Topic: "PopChk", QueueID: 0, ExtraInfo: "0 1 1 0 0 broker-a 0 0", Offset: 5}
+	if resp := fast.call(codec.NewRequest(code.AckMessage, ack.ToExtFields(), nil)); resp.Code != code.NoMessage {
+		t.Fatalf("ack on the fast port: %s", code.ResponseName(resp.Code))
+	}
 }
 
 // TestBrokerPopInvisibleRevivedAckedNot: unacked messages come back through
