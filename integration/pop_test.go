@@ -177,3 +177,14 @@ func TestPopGoProducerToPopConsumer(t *testing.T) {
 		t.Fatalf("revived %v, want the four unacked with reconsumeTimes 1", back)
 	}
 }
+
+// TestPopReviveOnMasterOnly: the revive service runs on the master of a
+// master/slave pair and not on the slave, which replicates the revive log
+// and the revive progress instead.
+func TestPopReviveOnMasterOnly(t *testing.T) {
+	t.Parallel()
+	e := newHAEnv(t, store.AsyncMaster)
+	if !e.master.PopReviveBuilt() || e.slave.PopReviveBuilt() {
+		t.Fatalf("revive service: master %v slave %v, want master only", e.master.PopReviveBuilt(), e.slave.PopReviveBuilt())
+	}
+}
