@@ -502,7 +502,9 @@ func TestProxyGRPCClientVanishingMidPollSparesOthers(t *testing.T) {
 			}
 		}
 		stay := make(chan received, 1)
-		go func() { stay <- e.receive(t, newClientID(), e.receiveReq("RGone", "GStay", 30*time.Second, 6*time.Second)) }()
+		go func() {
+			stay <- e.receive(t, newClientID(), e.receiveReq("RGone", "GStay", 30*time.Second, 6*time.Second))
+		}()
 		goneCtx, hangUp := context.WithCancel(e.ctx(t, newClientID()))
 		stream, err := e.cli.ReceiveMessage(goneCtx, e.receiveReq("RGone", "GGone", 30*time.Second, 6*time.Second))
 		if err != nil {
