@@ -269,10 +269,15 @@ func (c *consumer) nackMessages(group, topic string, msgs []*message.MessageExt)
 		if err != nil {
 			continue
 		}
-		if c.renew != nil {
-			c.renew.release(group, messageIDOf(m))
-		}
-		c.spawn(func() {
+		id := messageIDOf(m)
+		c.spawn(func() { // off the caller: release may wait for a renewal
+			if c.renew != nil {
+				if s, ok := c.renew.release(group, id); ok {
+					if nh, err := ParseReceiptHandle(s); err == nil {
+						h = nh
+					}
+				}
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			defer cancel()
 			if _, err := c.changeInvisible(ctx, h, group, topic, nackInvisible.Milliseconds()); err != nil {
