@@ -14,7 +14,7 @@ import (
 
 func notifyReq(group, topic string, poll int64) *codec.RemotingCommand {
 	h := &header.NotificationRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: -1, PollTime: poll,
-		BornTime: time.Now().UnixMilli()}
+		BornTime: 0}
 	return codec.NewRequest(code.Notification, h.ToExtFields(), nil)
 }
 

@@ -43,7 +43,7 @@ func TestBrokerPopRestartRevivesUnackedOnly(t *testing.T) {
 	// Half acked; once the revive service has read the checkpoint and the
 	// acks (and committed its progress), the broker stops, before the
 	// invisible time ends.
-	_, _, got := e.pop("sg", "PopRs", 0, 6, 1500, 0)
+	_, _, got := e.pop("sg", "PopRs", 0, 6, 2*ackSlack(), 0)
 	if len(got) != 6 {
 		t.Fatalf("popped %d", len(got))
 	}

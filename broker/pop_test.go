@@ -24,9 +24,12 @@ func ackSlack() int64 { return wait.Scale(750 * time.Millisecond).Milliseconds()
 // fastRevive makes the revive service run every 20 ms.
 func fastRevive(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) { cfg.ReviveInterval = 20 }
 
+// popReq builds a POP_MESSAGE. bornTime 0 has the broker stamp the request
+// with its own clock when it takes it up (as Java does), so a request that
+// waited in a loaded machine's queues is not refused as "timeout too much".
 func popReq(group, topic string, queueID, maxNums int32, invisible, poll int64) *codec.RemotingCommand {
 	h := &header.PopMessageRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: queueID, MaxMsgNums: maxNums,
-		InvisibleTime: invisible, PollTime: poll, BornTime: time.Now().UnixMilli(), InitMode: 0, ExpType: "TAG", Exp: "*"}
+		InvisibleTime: invisible, PollTime: poll, BornTime: 0, InitMode: 0, ExpType: "TAG", Exp: "*"}
 	return codec.NewRequest(code.PopMessage, h.ToExtFields(), nil)
 }
 

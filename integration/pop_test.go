@@ -54,7 +54,7 @@ type poppedMsg struct {
 func (pc *popClient) pop(exp string, invisible int64) []poppedMsg {
 	pc.t.Helper()
 	h := &header.PopMessageRequestHeader{ConsumerGroup: pc.group, Topic: pc.topic, QueueID: -1, MaxMsgNums: 32,
-		InvisibleTime: invisible, BornTime: time.Now().UnixMilli(), InitMode: 0, ExpType: "TAG", Exp: exp}
+		InvisibleTime: invisible, BornTime: 0, InitMode: 0, ExpType: "TAG", Exp: exp}
 	resp := pc.call(codec.NewRequest(code.PopMessage, h.ToExtFields(), nil))
 	if resp.Code == code.PollingTimeout {
 		return nil
