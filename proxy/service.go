@@ -22,6 +22,9 @@ type service struct {
 	waiters *nonceWaiters
 	hb      *brokerHeartbeat
 	routes  *routeCache
+
+	cons           *consumer       // consume side (consume_service.go)
+	consumeAdapter *consumeAdapter // broker names → addresses for it
 }
 
 func newService(s *Server) *service {
@@ -37,10 +40,12 @@ func newService(s *Server) *service {
 	}
 	svc.hb = newBrokerHeartbeat(svc)
 	s.be.Handle(code.CheckTransactionState, svc.onCheckTransactionState)
+	svc.initConsume()
 	return svc
 }
 
 // start launches the background loops (called by Server.Serve).
 func (svc *service) start() {
 	svc.srv.goFunc(svc.hb.run)
+	svc.startConsume()
 }

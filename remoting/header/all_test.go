@@ -10,6 +10,16 @@ import (
 
 // allHeaders lists one zero value of every header type in the package.
 var allHeaders = []CommandCustomHeader{
+	&PopMessageRequestHeader{},
+	&PopMessageResponseHeader{},
+	&AckMessageRequestHeader{},
+	&ChangeInvisibleTimeRequestHeader{},
+	&ChangeInvisibleTimeResponseHeader{},
+	&NotificationRequestHeader{},
+	&NotificationResponseHeader{},
+	&PeekMessageRequestHeader{},
+	&PollingInfoRequestHeader{},
+	&PollingInfoResponseHeader{},
 	&GetAllTopicConfigRequestHeader{},
 	&GetSubscriptionGroupConfigRequestHeader{},
 	&RegisterFilterServerRequestHeader{},
