@@ -32,6 +32,7 @@ type Client struct {
 	conns   map[string]*Channel
 	dialing map[string]*dialCall
 	closed  bool
+	dialer  Dialer // inproc.go; nil dials TCP
 }
 
 type dialCall struct {
@@ -180,8 +181,11 @@ func (c *Client) Channel(ctx context.Context, addr string) (*Channel, error) {
 // dial connects addr and publishes the result through d.
 func (c *Client) dial(addr string, d *dialCall) {
 	timeout := time.Duration(c.cfg.ConnectTimeoutMillis) * time.Millisecond
-	dialer := net.Dialer{Timeout: timeout, KeepAlive: -1}
-	conn, err := dialer.Dial("tcp", addr)
+	conn, err := c.customDial(addr)
+	if conn == nil && err == nil {
+		dialer := net.Dialer{Timeout: timeout, KeepAlive: -1}
+		conn, err = dialer.Dial("tcp", addr)
+	}
 	if err == nil && c.cfg.UseTLS {
 		conn, err = c.handshake(conn, timeout)
 	}

@@ -1,0 +1,238 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/internal/admin"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+// BrokerRequestHandler serves a request a broker sends to the proxy as its
+// client (CHECK_TRANSACTION_STATE, GET_CONSUMER_RUNNING_INFO,
+// CONSUME_MESSAGE_DIRECTLY...). brokerAddr is the broker's remoting address.
+// Return (nil, nil) for oneway requests.
+type BrokerRequestHandler func(brokerAddr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error)
+
+// Backend is how the proxy reaches brokers. Every call is safe for
+// concurrent use.
+type Backend interface {
+	// Invoke sends req to the broker at addr and waits for the answer.
+	Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error)
+	// InvokeAsync sends req and calls cb once with the answer or an error
+	// (for long polling: ctx bounds the wait).
+	InvokeAsync(ctx context.Context, addr string, req *codec.RemotingCommand, cb func(*codec.RemotingCommand, error)) error
+	// InvokeOneway sends req without waiting for an answer.
+	InvokeOneway(ctx context.Context, addr string, req *codec.RemotingCommand) error
+	// TopicRoute is the name server's route of topic; admin.ErrNotFound
+	// (wrapped) when the topic has none.
+	TopicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error)
+	// MasterBrokers returns the master address of every broker the proxy
+	// serves, by broker name.
+	MasterBrokers(ctx context.Context) (map[string]string, error)
+	// SubscriptionGroup returns the broker's config of group (nil when
+	// unknown or not reachable).
+	SubscriptionGroup(ctx context.Context, group string) *body.SubscriptionGroupConfig
+	// Handle routes broker-to-client requests with code c to h. Register
+	// before the first Invoke.
+	Handle(c int32, h BrokerRequestHandler)
+	// Close releases connections.
+	Close(ctx context.Context) error
+}
+
+// remotingBackend implements both modes: a remoting client plus the name
+// server for routes; local mode dials its broker through a pipe.
+type remotingBackend struct {
+	rc    *remoting.Client
+	adm   *admin.Admin
+	lg    *zap.Logger
+	local *broker.Broker // nil in cluster mode
+	pool  *remoting.Pool // runs broker-to-client requests
+
+	cacheMu sync.Mutex // guards groups
+	groups  groupCache
+}
+
+type groupCache struct {
+	at   time.Time
+	addr string
+	cfgs map[string]body.SubscriptionGroupConfig
+}
+
+// groupCacheTTL bounds how stale a cluster-mode subscription group config
+// may be.
+const groupCacheTTL = 10 * time.Second
+
+// NewClusterBackend reaches brokers over TCP, found through the name
+// servers namesrv. cliCfg may be nil (defaults).
+func NewClusterBackend(namesrv []string, cliCfg *remoting.NettyClientConfig, lg *zap.Logger) (Backend, error) {
+	if len(namesrv) == 0 {
+		return nil, fmt.Errorf("proxy: cluster mode needs namesrvAddr")
+	}
+	return newRemotingBackend(namesrv, cliCfg, lg, nil), nil
+}
+
+// NewLocalBackend reaches b in-process: every request to b's address goes
+// through a pipe served by b's own remoting server (Broker.ServeLocal);
+// routes still come from b's name servers, as 5.x's local mode does.
+func NewLocalBackend(b *broker.Broker, lg *zap.Logger) (Backend, error) {
+	ns := splitAddrs(b.Config().NamesrvAddr)
+	if len(ns) == 0 {
+		return nil, fmt.Errorf("proxy: local mode needs the broker's namesrvAddr")
+	}
+	cli := remoting.NewNettyClientConfig()
+	cli.UseTLS = false
+	return newRemotingBackend(ns, cli, lg, b), nil
+}
+
+func newRemotingBackend(namesrv []string, cliCfg *remoting.NettyClientConfig, lg *zap.Logger, local *broker.Broker) *remotingBackend {
+	if lg == nil {
+		lg = zap.NewNop()
+	}
+	rc := remoting.NewClient(cliCfg, lg.Named("remoting"))
+	be := &remotingBackend{
+		rc:    rc,
+		adm:   admin.New(rc, namesrv),
+		lg:    lg,
+		local: local,
+		pool:  remoting.NewPool("proxyBrokerRequest", 4, 10000),
+	}
+	if local != nil {
+		rc.SetDialer(be.dialLocal)
+	}
+	return be
+}
+
+// pipeConn reports the broker's address as its remote address, so the
+// broker-to-client handlers know which broker asked.
+type pipeConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c pipeConn) RemoteAddr() net.Addr { return c.remote }
+
+type strAddr string
+
+func (a strAddr) Network() string { return "pipe" }
+func (a strAddr) String() string  { return string(a) }
+
+// dialLocal connects the local broker through a pipe; other addresses
+// (nil, nil) are dialled over TCP.
+func (be *remotingBackend) dialLocal(_ context.Context, addr string) (net.Conn, error) {
+	if !be.isLocal(addr) {
+		return nil, nil
+	}
+	cli, srv := net.Pipe()
+	if err := be.local.ServeLocal(pipeConn{Conn: srv, remote: strAddr("127.0.0.1:0")}); err != nil {
+		_ = cli.Close()
+		return nil, err
+	}
+	return pipeConn{Conn: cli, remote: strAddr(addr)}, nil
+}
+
+func (be *remotingBackend) isLocal(addr string) bool {
+	if addr == be.local.BrokerAddr() {
+		return true
+	}
+	a := be.local.Addr()
+	return a != nil && a.String() == addr
+}
+
+func (be *remotingBackend) Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	return be.rc.InvokeSync(ctx, addr, req)
+}
+
+func (be *remotingBackend) InvokeAsync(ctx context.Context, addr string, req *codec.RemotingCommand, cb func(*codec.RemotingCommand, error)) error {
+	return be.rc.InvokeAsync(ctx, addr, req, cb)
+}
+
+func (be *remotingBackend) InvokeOneway(ctx context.Context, addr string, req *codec.RemotingCommand) error {
+	return be.rc.InvokeOneway(ctx, addr, req)
+}
+
+func (be *remotingBackend) TopicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error) {
+	return be.adm.TopicRoute(ctx, topic)
+}
+
+func (be *remotingBackend) MasterBrokers(ctx context.Context) (map[string]string, error) {
+	if be.local != nil {
+		return map[string]string{be.local.Config().BrokerName: be.local.BrokerAddr()}, nil
+	}
+	ci, err := be.adm.ClusterInfo(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(ci.BrokerAddrTable))
+	for name, bd := range ci.BrokerAddrTable {
+		if addr := bd.BrokerAddrs[0]; addr != "" {
+			out[name] = addr
+		}
+	}
+	return out, nil
+}
+
+func (be *remotingBackend) SubscriptionGroup(ctx context.Context, group string) *body.SubscriptionGroupConfig {
+	if be.local != nil {
+		if cfg, ok := be.local.Subscriptions().FindSubscriptionGroupConfig(group); ok {
+			return &cfg
+		}
+		return nil
+	}
+	be.cacheMu.Lock()
+	c := be.groups
+	be.cacheMu.Unlock()
+	if c.cfgs == nil || time.Since(c.at) > groupCacheTTL {
+		c = be.loadGroups(ctx)
+	}
+	if cfg, ok := c.cfgs[group]; ok {
+		return &cfg
+	}
+	return nil
+}
+
+// loadGroups fetches every subscription group of one master (cluster mode).
+func (be *remotingBackend) loadGroups(ctx context.Context) groupCache {
+	c := groupCache{at: time.Now(), cfgs: map[string]body.SubscriptionGroupConfig{}}
+	masters, err := be.MasterBrokers(ctx)
+	if err != nil {
+		return c
+	}
+	for _, addr := range masters {
+		w, err := be.adm.SubscriptionGroups(ctx, addr)
+		if err != nil {
+			continue
+		}
+		for name, cfg := range w.SubscriptionGroupTable {
+			c.cfgs[name] = cfg
+		}
+		c.addr = addr
+		break
+	}
+	be.cacheMu.Lock()
+	be.groups = c
+	be.cacheMu.Unlock()
+	return c
+}
+
+func (be *remotingBackend) Handle(c int32, h BrokerRequestHandler) {
+	be.rc.RegisterProcessor(c, remoting.ProcessorFunc(func(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+		return h(ctx.Channel.RemoteAddr(), req)
+	}), be.pool)
+}
+
+func (be *remotingBackend) Close(ctx context.Context) error {
+	err := be.rc.Shutdown(ctx)
+	if perr := be.pool.Stop(ctx); err == nil {
+		err = perr
+	}
+	return err
+}

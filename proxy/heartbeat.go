@@ -1,0 +1,195 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/internal/message"
+	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+// brokerHeartbeatInterval is how often the proxy re-registers its clients'
+// groups with every broker (the remoting clients' 30 s heartbeat, shorter
+// so that a new group is visible soon even without a change signal).
+const brokerHeartbeatInterval = 20 * time.Second
+
+// brokerCallTimeout bounds one heartbeat or unregister call.
+const brokerCallTimeout = 3 * time.Second
+
+// brokerHeartbeat registers the gRPC clients' producer groups (their
+// topics, as 5.x uses the topic as producer group) and consumer groups with
+// the brokers under one remoting client id, like 5.x's proxy: admin tools
+// see the groups online and CHECK_TRANSACTION_STATE reaches the proxy.
+type brokerHeartbeat struct {
+	svc      *service
+	clientID string
+
+	// loop goroutine only
+	lastProducers []string
+	lastConsumers []string
+}
+
+func newBrokerHeartbeat(svc *service) *brokerHeartbeat {
+	host, _ := os.Hostname()
+	return &brokerHeartbeat{svc: svc, clientID: fmt.Sprintf("%s@proxy-%d-%s", host, os.Getpid(), svc.cfg.ProxyName)}
+}
+
+func (h *brokerHeartbeat) run() {
+	t := time.NewTicker(brokerHeartbeatInterval)
+	defer t.Stop()
+	idle := time.Duration(h.svc.cfg.GRPCClientIdleTimeMills) * time.Millisecond
+	for {
+		select {
+		case <-h.svc.srv.stopCh:
+			return
+		case <-h.svc.clients.changed:
+		case <-t.C:
+			h.svc.clients.expire(time.Now(), idle)
+			h.svc.txns.expire(time.Now())
+		}
+		h.beat()
+	}
+}
+
+// data builds the heartbeat of every registered client.
+func (h *brokerHeartbeat) data() *body.HeartbeatData {
+	hd := &body.HeartbeatData{ClientID: h.clientID}
+	producers := map[string]bool{}
+	consumers := map[string]*body.ConsumerData{}
+	for _, c := range h.svc.clients.snapshot() {
+		st := c.Settings()
+		switch st.GetClientType() {
+		case apiv2.ClientType_PRODUCER:
+			for _, t := range st.GetPublishing().GetTopics() {
+				producers[t.GetName()] = true
+			}
+		case apiv2.ClientType_PUSH_CONSUMER, apiv2.ClientType_SIMPLE_CONSUMER:
+			g := st.GetSubscription().GetGroup().GetName()
+			if g == "" {
+				continue
+			}
+			cd := consumers[g]
+			if cd == nil {
+				cd = &body.ConsumerData{GroupName: g, ConsumeType: consumeTypeOf(st.GetClientType()),
+					MessageModel: body.Clustering, ConsumeFromWhere: body.ConsumeFromLastOffset}
+				consumers[g] = cd
+			}
+			for _, e := range st.GetSubscription().GetSubscriptions() {
+				if sd, err := buildSubscription(e.GetTopic().GetName(), e.GetExpression()); err == nil {
+					cd.SubscriptionDataSet = append(cd.SubscriptionDataSet, sd)
+				}
+			}
+		}
+	}
+	for _, g := range sortedKeys(producers) {
+		hd.ProducerDataSet = append(hd.ProducerDataSet, body.ProducerData{GroupName: g})
+	}
+	for _, g := range sortedKeys(consumers) {
+		hd.ConsumerDataSet = append(hd.ConsumerDataSet, *consumers[g])
+	}
+	return hd
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func consumeTypeOf(t apiv2.ClientType) string {
+	if t == apiv2.ClientType_PUSH_CONSUMER {
+		return body.ConsumePassively
+	}
+	return body.ConsumeActively
+}
+
+// beat sends the heartbeat to every master, then unregisters the groups
+// that are gone since the last beat.
+func (h *brokerHeartbeat) beat() {
+	hd := h.data()
+	var producers, consumers []string
+	for _, p := range hd.ProducerDataSet {
+		producers = append(producers, p.GroupName)
+	}
+	for _, c := range hd.ConsumerDataSet {
+		consumers = append(consumers, c.GroupName)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*brokerCallTimeout)
+	defer cancel()
+	masters, err := h.svc.be.MasterBrokers(ctx)
+	if err != nil {
+		h.svc.lg.Warn("heartbeat: no broker list", zap.Error(err))
+		return
+	}
+	payload := hd.Encode()
+	for name, addr := range masters {
+		if len(producers)+len(consumers) > 0 {
+			h.send(addr, name, codec.NewRequest(code.HeartBeat, nil, payload))
+		}
+		for _, g := range gone(h.lastProducers, producers) {
+			h.send(addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ProducerGroup: g}).ToExtFields(), nil))
+		}
+		for _, g := range gone(h.lastConsumers, consumers) {
+			h.send(addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ConsumerGroup: g}).ToExtFields(), nil))
+		}
+	}
+	h.lastProducers, h.lastConsumers = producers, consumers
+}
+
+func (h *brokerHeartbeat) send(addr, name string, req *codec.RemotingCommand) {
+	ctx, cancel := context.WithTimeout(context.Background(), brokerCallTimeout)
+	defer cancel()
+	if _, err := h.svc.be.Invoke(ctx, addr, req); err != nil {
+		h.svc.lg.Warn("heartbeat to broker failed", zap.String("brokerName", name), zap.String("brokerAddr", addr), zap.Int32("code", req.Code), zap.Error(err))
+	}
+}
+
+// gone returns the elements of before missing from after (both sorted).
+func gone(before, after []string) []string {
+	var out []string
+	for _, g := range before {
+		if _, found := slices.BinarySearch(after, g); !found {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// buildSubscription is FilterAPI.build for a gRPC filter expression.
+func buildSubscription(topic string, f *apiv2.FilterExpression) (body.SubscriptionData, error) {
+	sd := body.SubscriptionData{Topic: topic, SubVersion: time.Now().UnixMilli(), ExpressionType: "TAG"}
+	expr := strings.TrimSpace(f.GetExpression())
+	if f.GetType() == apiv2.FilterType_SQL {
+		if expr == "" {
+			return sd, errorf(apiv2.Code_ILLEGAL_FILTER_EXPRESSION, "expression format is not correct")
+		}
+		sd.ExpressionType = "SQL92"
+		sd.SubString = expr
+		return sd, nil
+	}
+	if expr == "" || expr == "*" {
+		sd.SubString = "*"
+		return sd, nil
+	}
+	sd.SubString = expr
+	for _, tag := range strings.Split(expr, "||") {
+		if tag = strings.TrimSpace(tag); tag != "" {
+			sd.TagsSet = append(sd.TagsSet, tag)
+			sd.CodeSet = append(sd.CodeSet, int32(message.TagsCode(tag)))
+		}
+	}
+	return sd, nil
+}

@@ -1,0 +1,44 @@
+package proxy
+
+import (
+	"go.uber.org/zap"
+
+	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
+	"github.com/rocketmq-go/rmq/remoting/code"
+)
+
+// service implements apiv2.MessagingServiceServer. Methods the proxy does
+// not serve (pull, offsets, recall, lite topics) answer gRPC Unimplemented
+// through the embedded type.
+type service struct {
+	apiv2.UnimplementedMessagingServiceServer
+
+	srv     *Server
+	cfg     *Config
+	be      Backend
+	lg      *zap.Logger
+	clients *registry
+	txns    *txnTable
+	waiters *nonceWaiters
+	hb      *brokerHeartbeat
+}
+
+func newService(s *Server) *service {
+	svc := &service{
+		srv:     s,
+		cfg:     s.cfg,
+		be:      s.be,
+		lg:      s.lg,
+		clients: newRegistry(),
+		txns:    newTxnTable(),
+		waiters: newNonceWaiters(),
+	}
+	svc.hb = newBrokerHeartbeat(svc)
+	s.be.Handle(code.CheckTransactionState, svc.onCheckTransactionState)
+	return svc
+}
+
+// start launches the background loops (called by Server.Serve).
+func (svc *service) start() {
+	svc.srv.goFunc(svc.hb.run)
+}

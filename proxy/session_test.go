@@ -1,0 +1,165 @@
+package proxy_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/rocketmq-go/rmq/internal/testutil"
+	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
+)
+
+// telemetry opens clientID's Telemetry stream and sends st; it returns the
+// stream and the server's answer.
+func (e *env) telemetry(t *testing.T, clientID string, st *apiv2.Settings) (apiv2.MessagingService_TelemetryClient, *apiv2.TelemetryCommand) {
+	t.Helper()
+	stream, err := e.cli.Telemetry(e.ctx(t, clientID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&apiv2.TelemetryCommand{Command: &apiv2.TelemetryCommand_Settings{Settings: st}}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := stream.Recv()
+	if err != nil {
+		t.Fatalf("telemetry answer: %v", err)
+	}
+	return stream, reply
+}
+
+func producerSettings(topics ...string) *apiv2.Settings {
+	ct := apiv2.ClientType_PRODUCER
+	p := &apiv2.Publishing{}
+	for _, tp := range topics {
+		p.Topics = append(p.Topics, &apiv2.Resource{Name: tp})
+	}
+	return &apiv2.Settings{ClientType: &ct, PubSub: &apiv2.Settings_Publishing{Publishing: p}}
+}
+
+func consumerSettings(group, topic string) *apiv2.Settings {
+	ct := apiv2.ClientType_SIMPLE_CONSUMER
+	return &apiv2.Settings{ClientType: &ct, PubSub: &apiv2.Settings_Subscription{Subscription: &apiv2.Subscription{
+		Group: &apiv2.Resource{Name: group},
+		Subscriptions: []*apiv2.SubscriptionEntry{{Topic: &apiv2.Resource{Name: topic},
+			Expression: &apiv2.FilterExpression{Type: apiv2.FilterType_TAG, Expression: "TagA || TagB"}}},
+	}}}
+}
+
+// TestProxyTelemetryProducerSettings: the server answers a producer's
+// settings with 5.x's backoff policy and body limit, Heartbeat then
+// succeeds, the broker lists the topic as a producer group, and
+// NotifyClientTermination unregisters it.
+func TestProxyTelemetryProducerSettings(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		e := startEnv(t, mode)
+		e.createTopic(t, "TeleTopic", 2)
+		cli := newClientID()
+		hb, err := e.cli.Heartbeat(e.ctx(t, cli), &apiv2.HeartbeatRequest{})
+		if err != nil || hb.GetStatus().GetCode() != apiv2.Code_UNRECOGNIZED_CLIENT_TYPE {
+			t.Fatalf("heartbeat before settings: %v %v", hb, err)
+		}
+		_, reply := e.telemetry(t, cli, producerSettings("TeleTopic"))
+		st := reply.GetSettings()
+		if reply.GetStatus().GetCode() != apiv2.Code_OK || st == nil {
+			t.Fatalf("reply %v", reply)
+		}
+		bp := st.GetBackoffPolicy()
+		if bp.GetMaxAttempts() != 3 || bp.GetExponentialBackoff().GetInitial().AsDuration() != 10*time.Millisecond ||
+			bp.GetExponentialBackoff().GetMax().AsDuration() != time.Second || bp.GetExponentialBackoff().GetMultiplier() != 2 {
+			t.Fatalf("backoff %v", bp)
+		}
+		if st.GetPublishing().GetMaxBodySize() != 4<<20 || !st.GetPublishing().GetValidateMessageType() || st.GetMetric().GetOn() {
+			t.Fatalf("settings %v", st)
+		}
+		hb, err = e.cli.Heartbeat(e.ctx(t, cli), &apiv2.HeartbeatRequest{ClientType: apiv2.ClientType_PRODUCER})
+		if err != nil || hb.GetStatus().GetCode() != apiv2.Code_OK {
+			t.Fatalf("heartbeat: %v %v", hb, err)
+		}
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if len(e.b.Producers().ChannelInfos("TeleTopic")) == 0 {
+				return errors.New("producer group TeleTopic not registered with the broker")
+			}
+			return nil
+		})
+		nt, err := e.cli.NotifyClientTermination(e.ctx(t, cli), &apiv2.NotifyClientTerminationRequest{})
+		if err != nil || nt.GetStatus().GetCode() != apiv2.Code_OK {
+			t.Fatalf("termination: %v %v", nt, err)
+		}
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if n := len(e.b.Producers().ChannelInfos("TeleTopic")); n != 0 {
+				return fmt.Errorf("producer group still has %d channels", n)
+			}
+			return nil
+		})
+	})
+}
+
+// TestProxyTelemetryConsumerSettings: a consumer's settings come back with
+// the long-polling defaults and the group's retry policy (16 retries: 17
+// attempts, the customized 1s…2h backoff), and the group with its tag
+// subscription is registered with the broker.
+func TestProxyTelemetryConsumerSettings(t *testing.T) {
+	e := startEnv(t, "cluster")
+	e.createTopic(t, "SubTopic", 2)
+	cli := newClientID()
+	_, reply := e.telemetry(t, cli, consumerSettings("GroupA", "SubTopic"))
+	st := reply.GetSettings()
+	sub := st.GetSubscription()
+	if reply.GetStatus().GetCode() != apiv2.Code_OK || sub.GetReceiveBatchSize() != 32 ||
+		sub.GetLongPollingTimeout().AsDuration() != 20*time.Second || sub.GetFifo() {
+		t.Fatalf("reply %v", reply)
+	}
+	bp := st.GetBackoffPolicy()
+	next := bp.GetCustomizedBackoff().GetNext()
+	if bp.GetMaxAttempts() != 17 || len(next) != 18 || next[0].AsDuration() != time.Second || next[17].AsDuration() != 2*time.Hour {
+		t.Fatalf("backoff %v", bp)
+	}
+	hb, err := e.cli.Heartbeat(e.ctx(t, cli), &apiv2.HeartbeatRequest{Group: &apiv2.Resource{Name: "GroupA"}, ClientType: apiv2.ClientType_SIMPLE_CONSUMER})
+	if err != nil || hb.GetStatus().GetCode() != apiv2.Code_OK {
+		t.Fatalf("heartbeat: %v %v", hb, err)
+	}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		sd := e.b.Consumers().FindSubscriptionData("GroupA", "SubTopic")
+		if sd == nil {
+			return errors.New("GroupA not registered")
+		}
+		if sd.SubString != "TagA || TagB" || len(sd.TagsSet) != 2 {
+			return fmt.Errorf("subscription %+v", sd)
+		}
+		return nil
+	})
+	hb, err = e.cli.Heartbeat(e.ctx(t, cli), &apiv2.HeartbeatRequest{Group: &apiv2.Resource{Name: ""}, ClientType: apiv2.ClientType_SIMPLE_CONSUMER})
+	if err != nil || hb.GetStatus().GetCode() != apiv2.Code_ILLEGAL_CONSUMER_GROUP {
+		t.Fatalf("heartbeat without group: %v %v", hb, err)
+	}
+}
+
+// TestProxyTelemetryBadSettings: settings without publishing or
+// subscription, or with an illegal topic, end the stream with
+// INVALID_ARGUMENT as 5.x does.
+func TestProxyTelemetryBadSettings(t *testing.T) {
+	e := startEnv(t, "local")
+	for name, st := range map[string]*apiv2.Settings{
+		"no pub/sub":    {},
+		"illegal topic": producerSettings("bad topic"),
+		"illegal group": consumerSettings("", "T"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			stream, err := e.cli.Telemetry(e.ctx(t, newClientID()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := stream.Send(&apiv2.TelemetryCommand{Command: &apiv2.TelemetryCommand_Settings{Settings: st}}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = stream.Recv()
+			if status.Code(err) != codes.InvalidArgument {
+				t.Fatalf("got %v, want InvalidArgument", err)
+			}
+		})
+	}
+}
