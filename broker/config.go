@@ -120,6 +120,9 @@ type BrokerConfig struct {
 	BrokerHeartbeatInterval         int    `prop:"brokerHeartbeatInterval"`         // controller heartbeat period, ms
 	SendHeartbeatTimeoutMillis      int    `prop:"sendHeartbeatTimeoutMillis"`      // heartbeat request timeout, ms
 	EnableSlaveActingMaster         bool   `prop:"enableSlaveActingMaster"`         // not implemented: warned when true
+
+	// PopConfig: 5.x POP consumption keys (config_pop.go).
+	PopConfig
 }
 
 // Java constants the defaults and validation refer to.
@@ -227,6 +230,7 @@ func newBrokerConfig(cpus int) *BrokerConfig {
 		BrokerElectionPriority:          math.MaxInt32,
 		BrokerHeartbeatInterval:         1000,
 		SendHeartbeatTimeoutMillis:      1000,
+		PopConfig:                       newPopConfig(),
 	}
 }
 

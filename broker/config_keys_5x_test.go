@@ -9,3 +9,14 @@ func init() {
 		knownConfigKeyDiffs[k] = true
 	}
 }
+
+// 5.x POP keys (config_pop.go).
+func init() {
+	for _, k := range []string{"popPollingSize", "maxPopPollingSize", "reviveQueueNum", "reviveInterval",
+		"reviveMaxSlow", "reviveScanTime", "enablePopLog", "popCkStayBufferTime", "initPopOffsetByCheckMsgInMem",
+		"retrieveMessageFromPopRetryTopicV1", "enableRetryTopicV2", "popFromRetryProbability",
+		"popResponseReturnActualRetryTopic", "popInflightMessageThreshold", "enablePopMessageThreshold",
+		"defaultMessageRequestMode"} {
+		knownConfigKeyDiffs[k] = true
+	}
+}

@@ -10,6 +10,11 @@ import (
 
 // allHeaders lists one zero value of every header type in the package.
 var allHeaders = []CommandCustomHeader{
+	&PopMessageRequestHeader{},
+	&PopMessageResponseHeader{},
+	&AckMessageRequestHeader{},
+	&ChangeInvisibleTimeRequestHeader{},
+	&ChangeInvisibleTimeResponseHeader{},
 	&GetAllTopicConfigRequestHeader{},
 	&GetSubscriptionGroupConfigRequestHeader{},
 	&RegisterFilterServerRequestHeader{},

@@ -1,0 +1,131 @@
+package pop
+
+// ReviveQueue is the bookkeeping of one revive queue (PopReviveService's
+// consumeReviveMessage / mergeAndRevive, without a goroutine): it is fed the
+// queue's records in order, pairs acks with their checkpoint, and reports
+// the checkpoints whose invisible time has passed with the offsets nobody
+// acknowledged. The broker's revive service drives it.
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+)
+
+// pendingCk is a checkpoint read from the revive log and not yet settled.
+type pendingCk struct {
+	ck    Checkpoint
+	at    int64 // its own offset in the revive queue
+	acked []bool
+	left  int // offsets not acknowledged yet
+}
+
+// ReviveQueue tracks one queue of the revive topic.
+type ReviveQueue struct {
+	QueueID int32
+	next    int64 // next revive-queue offset to read
+	pending map[ckKey]*pendingCk
+}
+
+// NewReviveQueue starts reading queue queueID at offset from (the committed
+// revive progress).
+func NewReviveQueue(queueID int32, from int64) *ReviveQueue {
+	return &ReviveQueue{QueueID: queueID, next: max(from, 0), pending: make(map[ckKey]*pendingCk)}
+}
+
+// Next is the next revive-queue offset to read.
+func (q *ReviveQueue) Next() int64 { return q.next }
+
+// Skip moves the read position to offset (the store corrected it).
+func (q *ReviveQueue) Skip(offset int64) {
+	if offset > q.next {
+		q.next = offset
+	}
+}
+
+// Pending is the number of unsettled checkpoints.
+func (q *ReviveQueue) Pending() int { return len(q.pending) }
+
+// Feed consumes the record at revive-queue offset off. Records that do not
+// parse are skipped (a revive log never blocks on a bad record).
+func (q *ReviveQueue) Feed(off int64, tag string, body []byte) {
+	if off < q.next {
+		return
+	}
+	q.next = off + 1
+	switch tag {
+	case CkTag:
+		var ck Checkpoint
+		if json.Unmarshal(body, &ck) != nil || len(ck.QueueOffsetDiff) == 0 {
+			return
+		}
+		k := ck.key()
+		if _, dup := q.pending[k]; dup {
+			return
+		}
+		q.pending[k] = &pendingCk{ck: ck, at: off, acked: make([]bool, len(ck.QueueOffsetDiff)), left: len(ck.QueueOffsetDiff)}
+	case AckTag, BatchAckTag:
+		var a AckMsg
+		if json.Unmarshal(body, &a) != nil {
+			return
+		}
+		p := q.pending[a.key()]
+		if p == nil {
+			return // its checkpoint was settled, or is older than our start
+		}
+		for _, o := range a.Offsets() {
+			if i := p.ck.Index(o); i >= 0 && !p.acked[i] {
+				p.acked[i] = true
+				p.left--
+			}
+		}
+		if p.left == 0 {
+			delete(q.pending, a.key())
+		}
+	}
+}
+
+// Due is one checkpoint whose invisible time has passed: Offsets are the
+// queue offsets (of Checkpoint.Topic / QueueID) still unacknowledged.
+type Due struct {
+	Checkpoint Checkpoint
+	Offsets    []int64
+}
+
+// Due returns the checkpoints due at now (ms), oldest revive offset first.
+// They stay pending until Settle.
+func (q *ReviveQueue) Due(now int64) []Due {
+	var ps []*pendingCk
+	for _, p := range q.pending {
+		if p.ck.Due() <= now {
+			ps = append(ps, p)
+		}
+	}
+	slices.SortFunc(ps, func(a, b *pendingCk) int { return cmp.Compare(a.at, b.at) })
+	out := make([]Due, 0, len(ps))
+	for _, p := range ps {
+		d := Due{Checkpoint: p.ck}
+		for i, ok := range p.acked {
+			if !ok {
+				d.Offsets = append(d.Offsets, p.ck.Offset(i))
+			}
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// Settle forgets a checkpoint once its unacknowledged messages were
+// re-put.
+func (q *ReviveQueue) Settle(ck *Checkpoint) { delete(q.pending, ck.key()) }
+
+// Commit is the revive progress that is safe to persist: the offset of the
+// oldest unsettled checkpoint, or the read position when none is left. A
+// restart re-reads from there, so nothing popped and unacknowledged is lost.
+func (q *ReviveQueue) Commit() int64 {
+	c := q.next
+	for _, p := range q.pending {
+		c = min(c, p.at)
+	}
+	return c
+}

@@ -1,0 +1,177 @@
+package broker_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/rocketmq-go/rmq/broker/pop"
+	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
+)
+
+// TestBrokerPopLongPollWakesOnSend: an empty pop with a poll time is held
+// and answered with the message as soon as one is sent; without one it
+// ends with POLLING_TIMEOUT after the poll time.
+func TestBrokerPopLongPollWakesOnSend(t *testing.T) {
+	e := newConsumeEnv(t)
+	e.send("PopLp", 0, nil, "first")
+	e.waitDispatched("PopLp", 0, 1)
+	_, _, got := e.pop("lg", "PopLp", -1, 32, 60_000, 0)
+	if len(got) != 1 {
+		t.Fatalf("popped %d", len(got))
+	}
+	type result struct {
+		resp *codec.RemotingCommand
+		took time.Duration
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		begin := time.Now()
+		resp, err := e.c.InvokeSync(ctx, e.addr, popReq("lg", "PopLp", -1, 32, 60_000, 20_000))
+		done <- result{resp, time.Since(begin), err}
+	}()
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if n := e.b.PopHeld(); n != 1 {
+			return fmt.Errorf("held pops %d", n)
+		}
+		return nil
+	})
+	e.send("PopLp", 2, nil, "second")
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	e.expect(r.resp, code.Success, "FOUND")
+	if ms := decodeBody(t, r.resp.Body); len(ms) != 1 || string(ms[0].Body) != "second" || r.took > 15*time.Second {
+		t.Fatalf("woken pop: %d messages after %v", len(ms), r.took)
+	}
+	// Nothing arrives: POLLING_TIMEOUT once the poll time is over.
+	begin := time.Now()
+	resp := e.call(popReq("lg", "PopLp", -1, 32, 60_000, 300))
+	e.expect(resp, code.PollingTimeout, "NO_MESSAGE_IN_QUEUE")
+	if took := time.Since(begin); took < 250*time.Millisecond {
+		t.Fatalf("answered after %v, before the poll time", took)
+	}
+}
+
+func orderPopReq(group, topic string, queueID, maxNums int32, invisible int64, attempt string) *codec.RemotingCommand {
+	h := &header.PopMessageRequestHeader{ConsumerGroup: group, Topic: topic, QueueID: queueID, MaxMsgNums: maxNums,
+		InvisibleTime: invisible, BornTime: time.Now().UnixMilli(), Order: true, AttemptID: attempt}
+	return codec.NewRequest(code.PopMessage, h.ToExtFields(), nil)
+}
+
+func (e *consumeEnv) popOrder(group, topic string, maxNums int32, invisible int64, attempt string) (header.PopMessageResponseHeader, []popped) {
+	e.t.Helper()
+	resp := e.call(orderPopReq(group, topic, 0, maxNums, invisible, attempt))
+	var rh header.PopMessageResponseHeader
+	if err := rh.FromExtFields(resp.ExtFields); err != nil {
+		e.t.Fatal(err)
+	}
+	if resp.Code != code.Success {
+		return rh, nil
+	}
+	starts, _ := pop.ParseStartOffsetInfo(*rh.StartOffsetInfo)
+	var out []popped
+	for _, m := range decodeBody(e.t, resp.Body) {
+		out = append(out, popped{m: m, handle: pop.BuildExtraInfo(starts[pop.InfoKey(m.Topic, m.QueueID)],
+			rh.PopTime, rh.InvisibleTime, rh.ReviveQid, m.Topic, "broker-a", m.QueueID, m.QueueOffset)})
+	}
+	return rh, out
+}
+
+func popBodies(ps []popped) string {
+	s := ""
+	for i, p := range ps {
+		if i > 0 {
+			s += ","
+		}
+		s += string(p.m.Body)
+	}
+	return s
+}
+
+// TestBrokerPopOrderlyBlocksQueue: a FIFO pop blocks the queue for the
+// group until the whole batch is acked; an unacked batch comes back in
+// order after its invisible time with its consumed count in
+// orderCountInfo.
+func TestBrokerPopOrderlyBlocksQueue(t *testing.T) {
+	e := newConsumeEnv(t)
+	for i := range 4 {
+		e.send("PopFifo", 0, nil, "m"+strconv.Itoa(i))
+	}
+	e.waitDispatched("PopFifo", 0, 4)
+	rh, got := e.popOrder("fg", "PopFifo", 2, 60_000, "a1")
+	if popBodies(got) != "m0,m1" || rh.ReviveQid != pop.OrderReviveQueue || rh.OrderCountInfo == nil ||
+		*rh.OrderCountInfo != "0 0 0" {
+		t.Fatalf("first orderly pop %q header %+v", popBodies(got), rh)
+	}
+	if _, more := e.popOrder("fg", "PopFifo", 2, 60_000, "a2"); len(more) != 0 {
+		t.Fatalf("blocked queue handed out %q", popBodies(more))
+	}
+	e.expect(e.ack("fg", got[0]), code.Success, "")
+	if _, more := e.popOrder("fg", "PopFifo", 2, 60_000, "a3"); len(more) != 0 {
+		t.Fatalf("queue with m1 unacked handed out %q", popBodies(more))
+	}
+	e.expect(e.ack("fg", got[1]), code.Success, "")
+	_, got = e.popOrder("fg", "PopFifo", 2, 200, "a4")
+	if popBodies(got) != "m2,m3" {
+		t.Fatalf("after acks %q", popBodies(got))
+	}
+	// Not acked: the same batch again once the invisible time passed.
+	var rh2 header.PopMessageResponseHeader
+	testutil.Eventually(t, 10*time.Second, func() error {
+		var again []popped
+		rh2, again = e.popOrder("fg", "PopFifo", 2, 60_000, "a5")
+		if popBodies(again) != "m2,m3" {
+			return fmt.Errorf("re-pop %q", popBodies(again))
+		}
+		return nil
+	})
+	if rh2.OrderCountInfo == nil || *rh2.OrderCountInfo != "0 0 1" {
+		t.Fatalf("orderCountInfo of the second delivery %v", rh2.OrderCountInfo)
+	}
+}
+
+// TestBrokerPopRetryToDLQ: past the group's retryMaxTimes an unacked
+// message goes to %DLQ%<group> instead of the retry topic.
+func TestBrokerPopRetryToDLQ(t *testing.T) {
+	e := newConsumeEnv(t, fastRevive)
+	sg := body.NewSubscriptionGroupConfig("dg")
+	sg.RetryMaxTimes = 1
+	e.b.Subscriptions().UpdateSubscriptionGroupConfig(sg)
+	e.send("PopDlq", 0, nil, "x")
+	e.waitDispatched("PopDlq", 0, 1)
+	_, _, got := e.pop("dg", "PopDlq", 0, 1, 200, 0)
+	if len(got) != 1 {
+		t.Fatalf("popped %d", len(got))
+	}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		_, _, more := e.pop("dg", "PopDlq", -1, 32, 200, 0)
+		for _, p := range more {
+			if p.m.ReconsumeTimes != 1 {
+				return fmt.Errorf("retry delivery with reconsumeTimes %d", p.m.ReconsumeTimes)
+			}
+			return nil
+		}
+		return fmt.Errorf("not revived yet")
+	})
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if n := e.b.Store().MaxOffsetInQueue("%DLQ%dg", 0); n != 1 {
+			return fmt.Errorf("DLQ holds %d", n)
+		}
+		return nil
+	})
+	time.Sleep(300 * time.Millisecond)
+	if _, _, more := e.pop("dg", "PopDlq", -1, 32, 60_000, 0); len(more) != 0 {
+		t.Fatalf("dead message delivered again: reconsumeTimes %d", more[0].m.ReconsumeTimes)
+	}
+}

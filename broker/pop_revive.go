@@ -1,0 +1,209 @@
+package broker
+
+// PopReviveService (5.x) over our revive log: a master-only service that
+// reads every queue of rmq_sys_REVIVE_LOG_<cluster> from its committed
+// progress (consumer offsets of CID_RMQ_SYS_REVIVE_GROUP), pairs acks with
+// checkpoints (pop.ReviveQueue) and, once a checkpoint's invisible time has
+// passed, re-puts each unacknowledged message to the group's pop retry
+// topic with reconsumeTimes+1 — or to %DLQ%<group> once the group's
+// retryMaxTimes is used up. Each master term builds its own service and
+// starts from the persisted progress, so popped-but-unacked messages come
+// back after a restart and acked ones do not.
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/broker/pop"
+	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/broker/topic"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/service"
+	"github.com/rocketmq-go/rmq/remoting/body"
+)
+
+// reviveLocalHost is PopAckConstants.LOCAL_HOST, the client host of the
+// revive progress commits.
+const reviveLocalHost = "127.0.0.1"
+
+// reviveBatch is how many revive-log records one read takes.
+const reviveBatch = 32
+
+type reviveService struct {
+	p      *popProcessor
+	queues []*pop.ReviveQueue // built on the first pass of the term
+	// read is the sum of the queues' read positions after the last pass
+	// (PopReviveCaughtUp).
+	read atomic.Int64
+}
+
+func (p *popProcessor) registerRevive() {
+	interval := time.Duration(max(p.b.Config().ReviveInterval, 10)) * time.Millisecond
+	p.b.addMasterService(func() *service.Service {
+		rs := &reviveService{p: p}
+		p.revive.Store(rs)
+		return service.New("PopReviveService", interval, rs.run)
+	})
+}
+
+func (rs *reviveService) run(ctx context.Context) {
+	p := rs.p
+	if rs.queues == nil {
+		n := max(p.b.Config().ReviveQueueNum, 1)
+		for i := range n {
+			from := p.b.offsets.QueryOffset(pop.ReviveGroup, p.reviveTopic, int32(i))
+			rs.queues = append(rs.queues, pop.NewReviveQueue(int32(i), from))
+		}
+	}
+	var read int64
+	for _, q := range rs.queues {
+		if ctx.Err() != nil {
+			return
+		}
+		rs.readQueue(ctx, q)
+		rs.revive(q)
+		p.b.offsets.CommitOffset(reviveLocalHost, pop.ReviveGroup, p.reviveTopic, q.QueueID, q.Commit())
+		read += q.Next()
+	}
+	rs.read.Store(read)
+}
+
+// PopReviveCaughtUp reports whether this term's revive service has read
+// every record of the revive log written so far (tests wait on it).
+func (b *Broker) PopReviveCaughtUp() bool {
+	p := b.popProc()
+	if p == nil {
+		return false
+	}
+	rs := p.revive.Load()
+	if rs == nil {
+		return false
+	}
+	var total int64
+	for i := range max(b.Config().ReviveQueueNum, 1) {
+		total += b.store.MaxOffsetInQueue(p.reviveTopic, int32(i))
+	}
+	return rs.read.Load() == total
+}
+
+// read feeds the queue every record written since the last pass.
+func (rs *reviveService) readQueue(ctx context.Context, q *pop.ReviveQueue) {
+	st := rs.p.b.store
+	for ctx.Err() == nil {
+		res := st.GetMessage(pop.ReviveGroup, rs.p.reviveTopic, q.QueueID, q.Next(), reviveBatch, nil)
+		if res == nil {
+			return
+		}
+		if len(res.Messages) == 0 {
+			if res.NextBeginOffset > q.Next() && res.Status != store.NoMessageInQueue {
+				q.Skip(res.NextBeginOffset) // the log's head was cleaned up
+				continue
+			}
+			return
+		}
+		for _, rec := range res.Messages {
+			m, err := message.DecodeRecord(rec, true)
+			if err != nil {
+				rs.p.lg.Warn("skip undecodable revive record", zap.Int32("queueId", q.QueueID), zap.Error(err))
+				continue
+			}
+			q.Feed(m.QueueOffset, message.PropertyValue(m.PropertiesString, message.PropertyTags), m.Body)
+		}
+		q.Skip(res.NextBeginOffset)
+	}
+}
+
+// revive re-puts the due checkpoints' unacknowledged messages; a checkpoint
+// whose re-put failed stays pending and is tried again next pass.
+func (rs *reviveService) revive(q *pop.ReviveQueue) {
+	for _, d := range q.Due(time.Now().UnixMilli()) {
+		ok := true
+		for _, off := range d.Offsets {
+			if !rs.reviveOne(&d.Checkpoint, off) {
+				ok = false
+				break
+			}
+		}
+		if !ok {
+			return
+		}
+		q.Settle(&d.Checkpoint)
+	}
+}
+
+// reviveOne is reviveRetry for the message at queue offset off.
+func (rs *reviveService) reviveOne(ck *pop.Checkpoint, off int64) bool {
+	p := rs.p
+	st := p.b.store
+	res := st.GetMessage(pop.ReviveGroup, ck.Topic, ck.QueueID, off, 1, nil)
+	if res == nil || len(res.Messages) == 0 {
+		// Gone (cleaned up, or the queue was truncated): nothing to revive.
+		p.lg.Warn("revive: message not found", zap.String("topic", ck.Topic), zap.Int32("queueId", ck.QueueID),
+			zap.Int64("queueOffset", off))
+		return res != nil
+	}
+	orig, err := message.DecodeRecord(res.Messages[0], true)
+	if err != nil {
+		return true
+	}
+	retryTopic := ck.Topic
+	if len(ck.Topic) < len(pop.RetryGroupTopicPrefix) || ck.Topic[:len(pop.RetryGroupTopicPrefix)] != pop.RetryGroupTopicPrefix {
+		retryTopic = pop.RetryTopic(ck.Topic, ck.CID, p.b.Config().EnableRetryTopicV2)
+	}
+	props := orig.PropertiesString
+	if orig.ReconsumeTimes == 0 || message.PropertyValue(props, pop.PropertyFirstPopTime) == "" {
+		props = message.AppendProperty(message.RemoveProperty(props, pop.PropertyFirstPopTime),
+			pop.PropertyFirstPopTime, strconv.FormatInt(ck.PopTime, 10))
+	}
+	target := retryTopic
+	if sg, ok := p.b.subs.FindSubscriptionGroupConfig(ck.CID); ok && orig.ReconsumeTimes >= sg.RetryMaxTimes {
+		target = topic.DLQTopic(ck.CID)
+		if message.PropertyValue(props, message.PropertyRetryTopic) == "" {
+			props = message.AppendProperty(props, message.PropertyRetryTopic, pop.NormalTopic(ck.Topic, ck.CID))
+		}
+		p.b.topics.CreateTopicInSendMessageBackMethod(target, 1, topic.PermRead|topic.PermWrite, 0)
+	} else {
+		rs.ensureRetryTopic(retryTopic, ck.CID)
+	}
+	host := p.b.storeHost()
+	m := &message.MessageExt{
+		Message:          message.Message{Topic: target, Flag: orig.Flag, Body: orig.Body},
+		PropertiesString: props,
+		QueueID:          0,
+		SysFlag:          orig.SysFlag,
+		BornTimestamp:    orig.BornTimestamp,
+		BornHost:         host,
+		StoreHost:        host,
+		ReconsumeTimes:   orig.ReconsumeTimes + 1,
+	}
+	r := st.PutMessage(m)
+	if !putOK(r.Status) {
+		p.lg.Error("revive: put retry message failed", zap.String("topic", target), zap.String("status", r.Status.String()))
+		return false
+	}
+	if p.b.Config().EnablePopLog {
+		p.lg.Info("revive: message back", zap.String("topic", target), zap.String("consumerGroup", ck.CID),
+			zap.Int64("queueOffset", off), zap.Int32("reconsumeTimes", m.ReconsumeTimes))
+	}
+	return true
+}
+
+// ensureRetryTopic is addRetryTopicIfNotExist: one queue, perm 6, and the
+// group's offset in it starts at 0.
+func (rs *reviveService) ensureRetryTopic(t, group string) {
+	p := rs.p
+	if p.b.topics.SelectTopicConfig(t) != nil {
+		return
+	}
+	p.b.topics.UpdateTopicConfig(body.TopicConfig{
+		TopicName: t, ReadQueueNums: pop.RetryQueueNum, WriteQueueNums: pop.RetryQueueNum,
+		Perm: topic.PermRead | topic.PermWrite, TopicFilterType: "SINGLE_TAG",
+	})
+	if p.b.offsets.QueryOffset(group, t, 0) < 0 {
+		p.b.offsets.CommitOffset("initPopRetryOffset", group, t, 0, 0)
+	}
+}
