@@ -13,6 +13,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/proxy"
 )
 
 // node5Dir holds the scripts driving the official RocketMQ 5.x Node.js SDK
@@ -232,4 +237,44 @@ func node5Filter(evs []node5Event, event string) []node5Event {
 		}
 	}
 	return out
+}
+
+// node5Env is a name server, a broker with the gRPC front end in local
+// mode (5.x's `mqbroker --enable-proxy`) and a topic with 4 queues; the
+// embedded consumeEnv gives the official Go remoting client for the mixed
+// tests.
+type node5Env struct {
+	*consumeEnv
+	endpoint string // the gRPC front end's host:port, the SDK's endpoints
+}
+
+// newNode5Env installs the SDK (or skips, see node5Install) and starts
+// the servers on ephemeral ports.
+func newNode5Env(t *testing.T, opts ...testutil.BrokerOption) *node5Env {
+	t.Helper()
+	node5Install(t)
+	ce := newConsumeEnv(t, opts...)
+	lg := zaptest.NewLogger(t).Named("proxy")
+	be, err := proxy.NewLocalBackend(ce.b, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := proxy.NewConfig()
+	cfg.ProxyMode = "LOCAL"
+	cfg.GRPCServerHost, cfg.GRPCServerPort = "127.0.0.1", 0
+	srv, err := proxy.New(cfg, be, lg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("proxy shutdown: %v", err)
+		}
+	})
+	return &node5Env{consumeEnv: ce, endpoint: srv.Addr().String()}
 }
