@@ -21,6 +21,9 @@ type service struct {
 	txns    *txnTable
 	waiters *nonceWaiters
 	hb      *brokerHeartbeat
+
+	cons           *consumer       // consume side (consume_service.go)
+	consumeAdapter *consumeAdapter // broker names → addresses for it
 }
 
 func newService(s *Server) *service {
@@ -35,10 +38,12 @@ func newService(s *Server) *service {
 	}
 	svc.hb = newBrokerHeartbeat(svc)
 	s.be.Handle(code.CheckTransactionState, svc.onCheckTransactionState)
+	svc.initConsume()
 	return svc
 }
 
 // start launches the background loops (called by Server.Serve).
 func (svc *service) start() {
 	svc.srv.goFunc(svc.hb.run)
+	svc.startConsume()
 }

@@ -176,7 +176,7 @@ func (svc *service) effectiveSettings(ctx context.Context, raw *apiv2.Settings) 
 		}
 		cancel()
 		batch := int32(cfg.GRPCClientConsumerLongPollingBatchSize)
-		fifo := false // 4.9.8 groups have no consumeMessageOrderly
+		fifo := gc.ConsumeMessageOrderly // 5.x field, kept by remoting/body
 		ps.Subscription.ReceiveBatchSize = &batch
 		ps.Subscription.LongPollingTimeout = durationpb.New(time.Duration(cfg.GRPCClientConsumerMaxLongPollingTimeoutMillis) * time.Millisecond)
 		ps.Subscription.Fifo = &fifo

@@ -14,6 +14,10 @@ type SubscriptionGroupConfig struct {
 	BrokerID                       int64  `json:"brokerId"`
 	WhichBrokerWhenConsumeSlowly   int64  `json:"whichBrokerWhenConsumeSlowly"`
 	NotifyConsumerIdsChangedEnable bool   `json:"notifyConsumerIdsChangedEnable"`
+	// ConsumeMessageOrderly is 5.x's field (mqadmin updateSubGroup -o): the
+	// group consumes FIFO, which gRPC consumers learn from the proxy. Written
+	// only when true, so 4.9.8 groups keep their bytes.
+	ConsumeMessageOrderly bool `json:"consumeMessageOrderly"`
 }
 
 // NewSubscriptionGroupConfig returns Java's field defaults for group.
@@ -56,6 +60,9 @@ func (s *SubscriptionGroupConfig) AppendJSON(dst []byte) []byte {
 	w.boolField("consumeBroadcastEnable", s.ConsumeBroadcastEnable)
 	w.boolField("consumeEnable", s.ConsumeEnable)
 	w.boolField("consumeFromMinEnable", s.ConsumeFromMinEnable)
+	if s.ConsumeMessageOrderly {
+		w.boolField("consumeMessageOrderly", true)
+	}
 	if s.GroupName != "" {
 		w.strField("groupName", s.GroupName)
 	}

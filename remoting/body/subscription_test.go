@@ -25,3 +25,18 @@ func TestBodySubscriptionGroupDefaults(t *testing.T) {
 		t.Fatalf("encoded %s", out)
 	}
 }
+
+// TestBodySubscriptionGroupConsumeMessageOrderly: 5.x's FIFO flag survives a
+// decode/encode (mqadmin updateSubGroup -o true) and stays absent when false.
+func TestBodySubscriptionGroupConsumeMessageOrderly(t *testing.T) {
+	var w SubscriptionGroupWrapper
+	if err := w.Decode([]byte(`{"subscriptionGroupTable":{"g":{"groupName":"g","consumeMessageOrderly":true}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if !w.SubscriptionGroupTable["g"].ConsumeMessageOrderly {
+		t.Fatal("consumeMessageOrderly lost on decode")
+	}
+	if out := w.Encode(); !bytes.Contains(out, []byte(`"consumeFromMinEnable":true,"consumeMessageOrderly":true,"groupName":"g"`)) {
+		t.Fatalf("encoded %s", out)
+	}
+}

@@ -1,0 +1,92 @@
+package proxy
+
+import (
+	"context"
+	"sync"
+
+	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+// brokerBackend is the part of the proxy's Backend the consume side uses;
+// every Backend satisfies it.
+type brokerBackend interface {
+	Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error)
+	TopicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error)
+	MasterBrokers(ctx context.Context) (map[string]string, error)
+	SubscriptionGroup(ctx context.Context, group string) *body.SubscriptionGroupConfig
+}
+
+// consumeAdapter reaches brokers by name: receipt handles and message queues
+// name brokers, the Backend wants addresses. Masters seen in routes are
+// remembered; an unknown name asks the Backend for every master.
+type consumeAdapter struct {
+	be brokerBackend
+
+	mu      sync.Mutex        // guards masters
+	masters map[string]string // broker name → master address
+}
+
+func newConsumeAdapter(be brokerBackend) *consumeAdapter {
+	return &consumeAdapter{be: be, masters: map[string]string{}}
+}
+
+func (a *consumeAdapter) callBroker(ctx context.Context, brokerName string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	addr, err := a.masterOf(ctx, brokerName)
+	if err != nil {
+		return nil, err
+	}
+	return a.be.Invoke(ctx, addr, req)
+}
+
+func (a *consumeAdapter) masterOf(ctx context.Context, name string) (string, error) {
+	a.mu.Lock()
+	addr := a.masters[name]
+	a.mu.Unlock()
+	if addr != "" {
+		return addr, nil
+	}
+	all, err := a.be.MasterBrokers(ctx)
+	if err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	for n, ad := range all {
+		a.masters[n] = ad
+	}
+	a.mu.Unlock()
+	if addr = all[name]; addr == "" {
+		return "", errStatus(apiv2.Code_NOT_FOUND, "broker "+name+" has no master")
+	}
+	return addr, nil
+}
+
+func (a *consumeAdapter) topicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error) {
+	rd, err := a.be.TopicRoute(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	for _, bd := range rd.BrokerDatas {
+		if m := bd.BrokerAddrs[0]; m != "" {
+			a.masters[bd.BrokerName] = m
+		}
+	}
+	a.mu.Unlock()
+	return rd, nil
+}
+
+func (a *consumeAdapter) groupOrderly(ctx context.Context, group string) bool {
+	cfg := a.be.SubscriptionGroup(ctx, group)
+	return cfg != nil && cfg.ConsumeMessageOrderly
+}
+
+// groupMaxAttempts is the delivery attempts of group before its messages go
+// to the DLQ: retryMaxTimes+1, as 5.x's settings say (0: unknown group).
+func (a *consumeAdapter) groupMaxAttempts(ctx context.Context, group string) int32 {
+	if cfg := a.be.SubscriptionGroup(ctx, group); cfg != nil {
+		return cfg.RetryMaxTimes + 1
+	}
+	return 0
+}

@@ -1,0 +1,125 @@
+package proxy
+
+// Auto renewal of the receipt handles of auto_renew receives (push
+// consumers), as 5.x's DefaultReceiptHandleManager does: the proxy pops
+// with the default invisible time and, while the client holds a message,
+// extends its invisible time shortly before it runs out. Ack, change and
+// DLQ take the held handle out (handleOf) and use the newest one.
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/rocketmq-go/rmq/internal/message"
+)
+
+// renewPeriod is how often held handles are looked at
+// (renewSchedulePeriodMillis).
+const renewPeriod = 5 * time.Second
+
+type heldKey struct{ group, msgID string }
+
+type heldHandle struct {
+	topic    string
+	handle   ReceiptHandle
+	since    time.Time // first pop
+	renewing bool      // a change is in flight
+}
+
+// renewer holds and renews handles; its loop runs on the server's
+// goroutine until the server stops.
+type renewer struct {
+	c    *consumer
+	mu   sync.Mutex // guards held; never held across a broker call
+	held map[heldKey]*heldHandle
+}
+
+func newRenewer(c *consumer) *renewer {
+	return &renewer{c: c, held: map[heldKey]*heldHandle{}}
+}
+
+// run renews due handles every period until stop is closed.
+func (r *renewer) run(stop <-chan struct{}, period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			r.renewDue()
+		}
+	}
+}
+
+// hold starts renewing the handles of popped messages.
+func (r *renewer) hold(group, topic string, msgs []*message.MessageExt) {
+	now := r.c.now()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, m := range msgs {
+		h, err := ParseReceiptHandle(m.Properties[propPopCK])
+		if err != nil {
+			continue
+		}
+		r.held[heldKey{group, messageIDOf(m)}] = &heldHandle{topic: topic, handle: h, since: now}
+	}
+}
+
+// release stops renewing a message and returns its newest handle.
+func (r *renewer) release(group, msgID string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := heldKey{group, msgID}
+	hh, ok := r.held[k]
+	if !ok {
+		return "", false
+	}
+	delete(r.held, k)
+	return hh.handle.Encode(), true
+}
+
+// renewDue extends every held handle that expires within the renew-ahead
+// time; handles held longer than the renew maximum are dropped and left to
+// expire, like 5.x.
+func (r *renewer) renewDue() {
+	cfg := r.c.cfg
+	now := r.c.now()
+	ahead := now.Add(time.Duration(cfg.RenewAheadTimeMillis) * time.Millisecond).UnixMilli()
+	type job struct {
+		k  heldKey
+		hh heldHandle
+	}
+	var jobs []job
+	r.mu.Lock()
+	for k, hh := range r.held {
+		switch {
+		case now.Sub(hh.since) > time.Duration(cfg.RenewMaxTimeMillis)*time.Millisecond, hh.handle.Expired(now):
+			delete(r.held, k)
+		case !hh.renewing && hh.handle.NextVisibleTime() <= ahead:
+			hh.renewing = true
+			jobs = append(jobs, job{k, *hh})
+		}
+	}
+	r.mu.Unlock()
+	for _, j := range jobs {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		n, err := r.c.changeInvisible(ctx, j.hh.handle, j.k.group, j.hh.topic, cfg.DefaultInvisibleTimeMills)
+		cancel()
+		r.mu.Lock()
+		if cur, ok := r.held[j.k]; ok {
+			cur.renewing = false
+			if err == nil {
+				cur.handle = n
+			}
+		}
+		r.mu.Unlock()
+		if err != nil {
+			r.c.lg.Warn("renewing a receipt handle failed", zap.String("group", j.k.group),
+				zap.String("msgId", j.k.msgID), zap.Error(err))
+		}
+	}
+}
