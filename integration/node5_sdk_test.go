@@ -199,16 +199,25 @@ func TestNode5TransactionCommitRollbackAndCheck(t *testing.T) {
 }
 
 // TestNode5SimpleConsumerChangeInvisibleDuration: a message whose
-// invisible duration the consumer shortens to 1 s comes back with delivery
-// attempt 2, not before the 1 s; acked then, it is done.
+// invisible duration the consumer shortens from 30 s to 1 s comes back
+// with delivery attempt 2, after the 1 s and before the 30 s; acked then,
+// it is done.
 func TestNode5SimpleConsumerChangeInvisibleDuration(t *testing.T) {
 	t.Parallel()
 	e := newNode5Env(t)
 	sent := e.node5Sent(t, map[string]any{"mode": "normal", "count": 3, "prefix": "c"})
 	args := e.simpleArgs(uniqueName("ncc"), len(sent))
-	args["mode"], args["changeMs"] = "change", 1000
+	// Received with 30 s, shortened to 1 s: it must come back between 1 s
+	// and 30 s after the first delivery.
+	args["mode"], args["invisibleMs"], args["changeMs"] = "change", 30000, 1000
 	evs := startNode(t, "simple_consumer.js", args).wait(node5Timeout(60 * time.Second))
 	checkRedelivered(t, sent, evs, 1000)
+	got := byID(evs)
+	for _, s := range sent {
+		if r := got[s.MessageID]; len(r) == 2 && r[1].MS-r[0].MS >= 30000 {
+			t.Errorf("%s came back after %d ms: the change to 1 s was not applied", s.Body, r[1].MS-r[0].MS)
+		}
+	}
 	if changed := node5Filter(evs, "changed"); len(changed) != len(sent) {
 		t.Errorf("%d invisible-duration changes, want %d", len(changed), len(sent))
 	}
