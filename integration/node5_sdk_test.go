@@ -10,6 +10,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/wait"
+	"github.com/rocketmq-go/rmq/remoting/body"
 )
 
 // node5Timeout bounds one Node script run; a loaded machine under -race
@@ -271,5 +272,31 @@ func TestNode5PushConsumerRetriesFailure(t *testing.T) {
 			r[1].DeliveryAttempt != 2 || r[1].Result != "SUCCESS" || r[1].Body != s.Body {
 			t.Errorf("%s: deliveries %+v, want a failed attempt 1 then attempt 2", s.Body, r)
 		}
+	}
+}
+
+// TestNode5FIFOOrderlyGroupHoldsNextMessage: for a consumer group with
+// consumeMessageOrderly (5.x's FIFO group), the next message of a message
+// group is not delivered while the previous one is still unacknowledged:
+// each message the SimpleConsumer puts back (1 s invisible) comes back
+// before the following one is delivered at all.
+func TestNode5FIFOOrderlyGroupHoldsNextMessage(t *testing.T) {
+	t.Parallel()
+	e := newNode5Env(t)
+	group := uniqueName("nfo")
+	sg := body.NewSubscriptionGroupConfig(group)
+	sg.ConsumeMessageOrderly = true
+	e.b.Subscriptions().UpdateSubscriptionGroupConfig(sg)
+	sent := e.node5Sent(t, map[string]any{"mode": "fifo", "groups": []string{"ga"}, "perGroup": 2})
+	args := e.simpleArgs(group, len(sent))
+	args["mode"], args["changeMs"], args["batch"] = "change", 1000, 1
+	evs := startNode(t, "simple_consumer.js", args).wait(node5Timeout(60 * time.Second))
+	var got []string
+	for _, m := range node5Filter(evs, "received") {
+		got = append(got, m.Body+"#"+strconv.Itoa(m.DeliveryAttempt))
+	}
+	want := []string{"ga-0#1", "ga-0#2", "ga-1#1", "ga-1#2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("deliveries %v, want %v", got, want)
 	}
 }

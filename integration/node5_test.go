@@ -115,7 +115,9 @@ type nodeProc struct {
 }
 
 // startNode starts `node node5/<script> <json args>` in a fresh home (the
-// SDK logs under $HOME/logs). The process is killed when the test ends.
+// SDK logs under $HOME/logs). The process is killed when the test ends;
+// its stderr (the SDK's log) is shown when the test fails, or always with
+// RMQ_NODE5_VERBOSE set.
 func startNode(t *testing.T, script string, args any) *nodeProc {
 	t.Helper()
 	arg, err := json.Marshal(args)
@@ -149,7 +151,7 @@ func startNode(t *testing.T, script string, args any) *nodeProc {
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill() // no-op once it has exited
 		<-p.done
-		if t.Failed() {
+		if t.Failed() || os.Getenv("RMQ_NODE5_VERBOSE") != "" {
 			t.Logf("%s stderr:\n%s", p.name, p.stderr.String())
 		}
 	})
@@ -185,16 +187,16 @@ func (p *nodeProc) wait(timeout time.Duration) []node5Event {
 	case <-time.After(timeout):
 		_ = p.cmd.Process.Kill()
 		<-p.done
-		p.t.Fatalf("%s did not finish within %v\nevents: %+v\nstderr:\n%s", p.name, timeout, p.snapshot(), p.stderr.String())
+		p.t.Fatalf("%s did not finish within %v\nevents: %+v", p.name, timeout, p.snapshot())
 	}
 	evs := p.snapshot()
 	for _, e := range evs {
 		if e.Event == "error" || e.Event == "badline" {
-			p.t.Fatalf("%s: %s %s (cause: %s)\nstderr:\n%s", p.name, e.Event, e.Error, e.Cause, p.stderr.String())
+			p.t.Fatalf("%s: %s %s (cause: %s)\nevents: %+v", p.name, e.Event, e.Error, e.Cause, evs)
 		}
 	}
 	if p.err != nil {
-		p.t.Fatalf("%s: %v\nevents: %+v\nstderr:\n%s", p.name, p.err, evs, p.stderr.String())
+		p.t.Fatalf("%s: %v\nevents: %+v", p.name, p.err, evs)
 	}
 	return evs
 }
@@ -208,16 +210,16 @@ func (p *nodeProc) waitFor(timeout time.Duration, what string, ok func(node5Even
 		select {
 		case e, open := <-p.events:
 			if !open {
-				p.t.Fatalf("%s exited (%v) before %s\nevents: %+v\nstderr:\n%s", p.name, p.err, what, p.snapshot(), p.stderr.String())
+				p.t.Fatalf("%s exited (%v) before %s\nevents: %+v", p.name, p.err, what, p.snapshot())
 			}
 			if e.Event == "error" || e.Event == "badline" {
-				p.t.Fatalf("%s before %s: %s %s (cause: %s)\nstderr:\n%s", p.name, what, e.Event, e.Error, e.Cause, p.stderr.String())
+				p.t.Fatalf("%s before %s: %s %s (cause: %s)", p.name, what, e.Event, e.Error, e.Cause)
 			}
 			if ok(e) {
 				return e
 			}
 		case <-deadline:
-			p.t.Fatalf("%s: no %s within %v\nevents: %+v\nstderr:\n%s", p.name, what, timeout, p.snapshot(), p.stderr.String())
+			p.t.Fatalf("%s: no %s within %v\nevents: %+v", p.name, what, timeout, p.snapshot())
 		}
 	}
 }
