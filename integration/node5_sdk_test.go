@@ -300,3 +300,58 @@ func TestNode5FIFOOrderlyGroupHoldsNextMessage(t *testing.T) {
 		t.Errorf("deliveries %v, want %v", got, want)
 	}
 }
+
+// TestNode5SimpleConsumerTagFilter: a SimpleConsumer subscribed to TagA
+// gets the TagA messages and none of the TagB ones sent before them.
+func TestNode5SimpleConsumerTagFilter(t *testing.T) {
+	t.Parallel()
+	e := newNode5Env(t)
+	e.node5Sent(t, map[string]any{"mode": "normal", "count": 3, "tag": "TagB", "prefix": "b"})
+	sent := e.node5Sent(t, map[string]any{"mode": "normal", "count": 3, "tag": "TagA", "prefix": "a"})
+	args := e.simpleArgs(uniqueName("ntf"), len(sent))
+	args["tag"] = "TagA"
+	evs := startNode(t, "simple_consumer.js", args).wait(node5Timeout(60 * time.Second))
+	got := byID(evs)
+	for _, m := range node5Filter(evs, "received") {
+		if m.Tag != "TagA" || !strings.HasPrefix(m.Body, "a-") {
+			t.Errorf("TagA subscriber received %s with tag %q", m.Body, m.Tag)
+		}
+	}
+	for _, s := range sent {
+		if len(got[s.MessageID]) != 1 {
+			t.Errorf("%s received %d times, want once", s.Body, len(got[s.MessageID]))
+		}
+	}
+}
+
+// TestNode5PushConsumerFIFOOrder: the PushConsumer of an orderly group
+// (settings say fifo, so the SDK consumes one message at a time) gets the
+// FIFO messages of each message group in send order, once each.
+func TestNode5PushConsumerFIFOOrder(t *testing.T) {
+	t.Parallel()
+	e := newNode5Env(t)
+	group := uniqueName("npf")
+	sg := body.NewSubscriptionGroupConfig(group)
+	sg.ConsumeMessageOrderly = true
+	e.b.Subscriptions().UpdateSubscriptionGroupConfig(sg)
+	groups := []string{"ga", "gb"}
+	const perGroup = 4
+	sent := e.node5Sent(t, map[string]any{"mode": "fifo", "groups": groups, "perGroup": perGroup})
+	evs := startNode(t, "push_consumer.js", map[string]any{
+		"endpoints": e.endpoint, "topic": e.topic, "group": group, "expect": len(sent),
+		"timeoutMs": node5Timeout(45 * time.Second).Milliseconds(),
+	}).wait(node5Timeout(50 * time.Second))
+	next := map[string]int{}
+	for _, m := range node5Filter(evs, "received") {
+		g, seq, _ := strings.Cut(m.Body, "-")
+		if want := strconv.Itoa(next[g]); seq != want || m.Group != g {
+			t.Errorf("group %s: got %s (group %q), want %s-%s", g, m.Body, m.Group, g, want)
+		}
+		next[g]++
+	}
+	for _, g := range groups {
+		if next[g] != perGroup {
+			t.Errorf("group %s: %d received, want %d", g, next[g], perGroup)
+		}
+	}
+}
