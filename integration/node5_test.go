@@ -18,6 +18,7 @@ import (
 
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/proxy"
+	"github.com/rocketmq-go/rmq/remoting"
 )
 
 // node5Dir holds the scripts driving the official RocketMQ 5.x Node.js SDK
@@ -120,6 +121,12 @@ type nodeProc struct {
 // RMQ_NODE5_VERBOSE set.
 func startNode(t *testing.T, script string, args any) *nodeProc {
 	t.Helper()
+	return startNodeEnv(t, script, args, nil)
+}
+
+// startNodeEnv is startNode with extra environment variables (KEY=value).
+func startNodeEnv(t *testing.T, script string, args any, env []string) *nodeProc {
+	t.Helper()
 	arg, err := json.Marshal(args)
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +138,7 @@ func startNode(t *testing.T, script string, args any) *nodeProc {
 	home := t.TempDir()
 	cmd := exec.Command("node", path, string(arg))
 	cmd.Dir = home
-	cmd.Env = append(os.Environ(), "HOME="+home)
+	cmd.Env = append(append(os.Environ(), "HOME="+home), env...)
 	cmd.WaitDelay = 5 * time.Second
 	p := &nodeProc{t: t, name: script, cmd: cmd, stderr: &lockedBuffer{},
 		events: make(chan node5Event, 1024), done: make(chan struct{})}
@@ -254,6 +261,13 @@ type node5Env struct {
 // the servers on ephemeral ports.
 func newNode5Env(t *testing.T, opts ...testutil.BrokerOption) *node5Env {
 	t.Helper()
+	return newNode5EnvTLS(t, nil, opts...)
+}
+
+// newNode5EnvTLS is newNode5Env with the gRPC listener following tc (the
+// remoting tls.* settings; nil: plaintext only).
+func newNode5EnvTLS(t *testing.T, tc *remoting.TLSConfig, opts ...testutil.BrokerOption) *node5Env {
+	t.Helper()
 	node5Install(t)
 	ce := newConsumeEnv(t, opts...)
 	lg := zaptest.NewLogger(t).Named("proxy")
@@ -268,6 +282,7 @@ func newNode5Env(t *testing.T, opts ...testutil.BrokerOption) *node5Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	srv.SetTLS(tc)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 'use strict';
 // producer.js: sends messages with the SDK's Producer and reports each send.
 //
-// Argument (JSON): endpoints, topic, mode, timeoutMs, and per mode:
+// Argument (JSON): endpoints, topic, mode, timeoutMs, sslEnabled, and per mode:
 //   normal: count, tag, prefix            -> NORMAL messages "<prefix>-<i>"
 //   fifo:   groups [names], perGroup      -> FIFO messages, groups interleaved,
 //                                           body "<group>-<seq>", sent one by one
@@ -32,6 +32,7 @@ run('producer', async (args, logger) => {
   const producer = new Producer({
     endpoints: args.endpoints,
     namespace: '',
+    sslEnabled: args.sslEnabled === true,
     topic: args.topic,
     logger,
     requestTimeout: args.requestTimeoutMs || 5000,

@@ -18,6 +18,7 @@ run('push', async (args, logger) => {
   const consumer = new PushConsumer({
     endpoints: args.endpoints,
     namespace: '',
+    sslEnabled: args.sslEnabled === true,
     consumerGroup: args.group,
     subscriptions: new Map([[ args.topic, args.tag || '*' ]]),
     requestTimeout: args.requestTimeoutMs || 5000,

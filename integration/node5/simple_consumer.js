@@ -1,7 +1,7 @@
 'use strict';
 // simple_consumer.js: receives with the SDK's SimpleConsumer.
 //
-// Argument (JSON): endpoints, group, topic, tag ("*" by default), expect (how
+// Argument (JSON): endpoints, sslEnabled, group, topic, tag ("*" by default), expect (how
 // many distinct message ids to settle), batch, invisibleMs (receive's
 // invisible duration), awaitMs (long polling), quietMs (after settling, keep
 // receiving this long to catch extra deliveries), timeoutMs, and mode:
@@ -20,6 +20,7 @@ run('simple', async (args, logger) => {
   const consumer = new SimpleConsumer({
     endpoints: args.endpoints,
     namespace: '',
+    sslEnabled: args.sslEnabled === true,
     consumerGroup: args.group,
     subscriptions: new Map([[ args.topic, args.tag || '*' ]]),
     awaitDuration: args.awaitMs || 5000,
