@@ -41,6 +41,8 @@ type ConsumeConfig struct {
 	// expires; RenewMaxTimeMillis: after this long it is left to expire.
 	RenewAheadTimeMillis int64 `json:"renewAheadTimeMillis"`
 	RenewMaxTimeMillis   int64 `json:"renewMaxTimeMillis"`
+	// RenewSchedulePeriodMillis is how often held handles are looked at.
+	RenewSchedulePeriodMillis int64 `json:"renewSchedulePeriodMillis"`
 }
 
 // NewConsumeConfig returns 5.x's defaults.
@@ -54,6 +56,7 @@ func NewConsumeConfig() ConsumeConfig {
 		EnableProxyAutoRenew:         true,
 		RenewAheadTimeMillis:         10_000,
 		RenewMaxTimeMillis:           3 * 3600 * 1000,
+		RenewSchedulePeriodMillis:    5_000,
 	}
 }
 
@@ -74,6 +77,7 @@ type consumeBackend interface {
 
 // consumerSettings is what a receive needs from the client's settings.
 type consumerSettings struct {
+	clientID       string // the receiving client (for auto renewal)
 	fifo           bool
 	maxAttempts    int32         // delivery attempts before the DLQ; 0: no limit
 	requestTimeout time.Duration // the client's request timeout

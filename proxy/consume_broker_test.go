@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -225,4 +226,75 @@ func TestProxyConsumeBrokerRedeliveredAfterInvisible(t *testing.T) {
 	if resp.GetStatus().GetCode() != apiv2.Code_OK {
 		t.Fatalf("ack of the retry: %v", resp)
 	}
+}
+
+// TestProxyConsumeBrokerAutoRenew: an auto_renew receive (push consumers)
+// pops with the default invisible time and the proxy keeps extending it
+// while the client lives: nothing is redelivered past that time, and an ack
+// with the handle the client got acks the renewed message for good. Once
+// the client is gone, its held messages come back within seconds.
+func TestProxyConsumeBrokerAutoRenew(t *testing.T) {
+	e := newBrokerEnv(t)
+	e.c.cfg.DefaultInvisibleTimeMills = 1000
+	e.c.cfg.RenewAheadTimeMillis = 600
+	alive := map[string]bool{"push-1": true, "push-2": true}
+	var mu sync.Mutex
+	e.c.renew = newRenewer(e.c, func(id string) bool { mu.Lock(); defer mu.Unlock(); return alive[id] })
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { defer close(done); e.c.renew.run(stop, 100*time.Millisecond) }()
+	t.Cleanup(func() { close(stop); <-done })
+
+	e.createTopic("TRenew", 1)
+	e.send("TRenew", 0, "", "r1")
+	req := recvReq("TRenew", "GRenew", 0, 200*time.Millisecond)
+	req.AutoRenew = true
+	set := consumerSettings{clientID: "push-1", requestTimeout: 3 * time.Second}
+	var got []*apiv2.Message
+	testutil.Eventually(t, 10*time.Second, func() error {
+		_, got = e.receive(req, set)
+		if len(got) == 0 {
+			return fmt.Errorf("nothing yet")
+		}
+		return nil
+	})
+	// Three times the invisible time: renewed, so never visible again.
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); {
+		if _, msgs := e.receive(recvReq("TRenew", "GRenew", time.Second, 200*time.Millisecond), defaultSet); len(msgs) > 0 {
+			t.Fatalf("held message redelivered: %v", msgs)
+		}
+	}
+	sp := got[0].GetSystemProperties()
+	resp := e.c.ackMessage(context.Background(), &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "GRenew"},
+		Topic: &apiv2.Resource{Name: "TRenew"}, Entries: []*apiv2.AckMessageEntry{{MessageId: sp.GetMessageId(),
+			ReceiptHandle: sp.GetReceiptHandle()}}})
+	if resp.GetStatus().GetCode() != apiv2.Code_OK {
+		t.Fatalf("ack with the original handle after renewals: %v", resp)
+	}
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); {
+		if _, msgs := e.receive(recvReq("TRenew", "GRenew", time.Second, 200*time.Millisecond), defaultSet); len(msgs) > 0 {
+			t.Fatalf("acked message redelivered: %v", msgs)
+		}
+	}
+
+	// A client that goes away: its message is given back.
+	e.send("TRenew", 0, "", "r2")
+	set.clientID = "push-2"
+	testutil.Eventually(t, 10*time.Second, func() error {
+		_, got = e.receive(req, set)
+		if len(got) == 0 {
+			return fmt.Errorf("nothing yet")
+		}
+		return nil
+	})
+	mu.Lock()
+	alive["push-2"] = false
+	mu.Unlock()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		_, msgs := e.receive(recvReq("TRenew", "GRenew", 5*time.Second, 200*time.Millisecond), defaultSet)
+		if len(msgs) == 0 || string(msgs[0].GetBody()) != "r2" {
+			return fmt.Errorf("gone client's message not back yet")
+		}
+		return nil
+	})
 }

@@ -17,7 +17,6 @@ import (
 	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 )
 
-
 // TestProxyGRPCMixedRemotingProducerToGRPCReceive: messages the official Go
 // (remoting) client sends, with tag, keys and a user property, are received
 // over gRPC with those fields and the producer's message id.

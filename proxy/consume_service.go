@@ -31,21 +31,22 @@ func consumeConfigOf(cfg *Config) ConsumeConfig {
 func (svc *service) initConsume() {
 	svc.consumeAdapter = newConsumeAdapter(svc.be)
 	svc.cons = newConsumer(svc.lg.Named("consume"), consumeConfigOf(svc.cfg), svc.consumeAdapter)
-	svc.cons.renew = newRenewer(svc.cons)
+	svc.cons.renew = newRenewer(svc.cons, func(id string) bool { return svc.clients.Get(id) != nil })
 	svc.be.Handle(code.GetConsumerRunningInfo, svc.onGetConsumerRunningInfo)
 	svc.be.Handle(code.ConsumeMessageDirectly, svc.onConsumeMessageDirectly)
 }
 
 // startConsume runs the receipt handle renewal until the server stops.
 func (svc *service) startConsume() {
-	svc.srv.goFunc(func() { svc.cons.renew.run(svc.srv.stopCh, renewPeriod) })
+	period := time.Duration(svc.cons.cfg.RenewSchedulePeriodMillis) * time.Millisecond
+	svc.srv.goFunc(func() { svc.cons.renew.run(svc.srv.stopCh, period) })
 }
 
 // consumerSettingsOf gathers what a receive needs: FIFO and max attempts
 // from the group's config (what 5.x puts in the consumer's settings), the
 // request timeout the client announced.
 func (svc *service) consumerSettingsOf(ctx context.Context, ci callInfo, group string) consumerSettings {
-	set := consumerSettings{requestTimeout: defaultRequestTimeout}
+	set := consumerSettings{clientID: ci.ClientID, requestTimeout: defaultRequestTimeout}
 	if c := svc.clients.Get(ci.ClientID); c != nil {
 		if d := c.Settings().GetRequestTimeout(); d != nil && d.AsDuration() > 0 {
 			set.requestTimeout = d.AsDuration()

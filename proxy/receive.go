@@ -163,7 +163,7 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 		return &apiv2.Status{Code: apiv2.Code_MESSAGE_NOT_FOUND, Message: "no match message"}, nil
 	}
 	if c.renew != nil && c.cfg.EnableProxyAutoRenew && req.GetAutoRenew() {
-		c.renew.hold(group, topic, msgs)
+		c.renew.hold(set.clientID, group, topic, msgs)
 	}
 	return okStatus(), msgs
 }

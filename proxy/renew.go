@@ -16,13 +16,10 @@ import (
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
-// renewPeriod is how often held handles are looked at
-// (renewSchedulePeriodMillis).
-const renewPeriod = 5 * time.Second
-
 type heldKey struct{ group, msgID string }
 
 type heldHandle struct {
+	clientID string // who received it
 	topic    string
 	handle   ReceiptHandle
 	since    time.Time // first pop
@@ -35,10 +32,14 @@ type renewer struct {
 	c    *consumer
 	mu   sync.Mutex // guards held; never held across a broker call
 	held map[heldKey]*heldHandle
+	// alive reports whether a client is still connected; the handles of a
+	// gone client are given back (visible again after a second) instead of
+	// renewed, as 5.x's ReceiptHandleManager does for offline clients.
+	alive func(clientID string) bool
 }
 
-func newRenewer(c *consumer) *renewer {
-	return &renewer{c: c, held: map[heldKey]*heldHandle{}}
+func newRenewer(c *consumer, alive func(clientID string) bool) *renewer {
+	return &renewer{c: c, held: map[heldKey]*heldHandle{}, alive: alive}
 }
 
 // run renews due handles every period until stop is closed.
@@ -56,7 +57,7 @@ func (r *renewer) run(stop <-chan struct{}, period time.Duration) {
 }
 
 // hold starts renewing the handles of popped messages.
-func (r *renewer) hold(group, topic string, msgs []*message.MessageExt) {
+func (r *renewer) hold(clientID, group, topic string, msgs []*message.MessageExt) {
 	now := r.c.now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -65,7 +66,7 @@ func (r *renewer) hold(group, topic string, msgs []*message.MessageExt) {
 		if err != nil {
 			continue
 		}
-		r.held[heldKey{group, messageIDOf(m)}] = &heldHandle{topic: topic, handle: h, since: now}
+		r.held[heldKey{group, messageIDOf(m)}] = &heldHandle{clientID: clientID, topic: topic, handle: h, since: now}
 	}
 }
 
@@ -90,8 +91,9 @@ func (r *renewer) renewDue() {
 	now := r.c.now()
 	ahead := now.Add(time.Duration(cfg.RenewAheadTimeMillis) * time.Millisecond).UnixMilli()
 	type job struct {
-		k  heldKey
-		hh heldHandle
+		k     heldKey
+		hh    heldHandle
+		clear bool // the client is gone: make the message visible again soon
 	}
 	var jobs []job
 	r.mu.Lock()
@@ -99,15 +101,22 @@ func (r *renewer) renewDue() {
 		switch {
 		case now.Sub(hh.since) > time.Duration(cfg.RenewMaxTimeMillis)*time.Millisecond, hh.handle.Expired(now):
 			delete(r.held, k)
+		case r.alive != nil && !r.alive(hh.clientID):
+			delete(r.held, k)
+			jobs = append(jobs, job{k, *hh, true})
 		case !hh.renewing && hh.handle.NextVisibleTime() <= ahead:
 			hh.renewing = true
-			jobs = append(jobs, job{k, *hh})
+			jobs = append(jobs, job{k, *hh, false})
 		}
 	}
 	r.mu.Unlock()
 	for _, j := range jobs {
+		ms := cfg.DefaultInvisibleTimeMills
+		if j.clear {
+			ms = nackInvisible.Milliseconds()
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		n, err := r.c.changeInvisible(ctx, j.hh.handle, j.k.group, j.hh.topic, cfg.DefaultInvisibleTimeMills)
+		n, err := r.c.changeInvisible(ctx, j.hh.handle, j.k.group, j.hh.topic, ms)
 		cancel()
 		r.mu.Lock()
 		if cur, ok := r.held[j.k]; ok {
