@@ -16,7 +16,7 @@ func init() {
 		"reviveMaxSlow", "reviveScanTime", "enablePopLog", "popCkStayBufferTime", "initPopOffsetByCheckMsgInMem",
 		"retrieveMessageFromPopRetryTopicV1", "enableRetryTopicV2", "popFromRetryProbability",
 		"popResponseReturnActualRetryTopic", "popInflightMessageThreshold", "enablePopMessageThreshold",
-		"defaultMessageRequestMode"} {
+		"defaultMessageRequestMode", "defaultPopShareQueueNum", "serverLoadBalancerEnable"} {
 		knownConfigKeyDiffs[k] = true
 	}
 }

@@ -24,6 +24,10 @@ type PopConfig struct {
 	// DefaultMessageRequestMode is PULL or POP: the mode QUERY_ASSIGNMENT
 	// reports for a group/topic without a SET_MESSAGE_REQUEST_MODE entry.
 	DefaultMessageRequestMode string `prop:"defaultMessageRequestMode"`
+	DefaultPopShareQueueNum   int    `prop:"defaultPopShareQueueNum"`
+	// ServerLoadBalancerEnable: QUERY_ASSIGNMENT allocates (true) or
+	// returns every queue.
+	ServerLoadBalancerEnable bool `prop:"serverLoadBalancerEnable"`
 }
 
 // newPopConfig returns the 5.3.3 defaults.
@@ -41,5 +45,7 @@ func newPopConfig() PopConfig {
 		PopFromRetryProbability:            20,
 		PopInflightMessageThreshold:        10000,
 		DefaultMessageRequestMode:          "PULL",
+		DefaultPopShareQueueNum:            -1,
+		ServerLoadBalancerEnable:           true,
 	}
 }

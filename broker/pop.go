@@ -55,6 +55,7 @@ type popProcessor struct {
 	b           *Broker
 	lg          *zap.Logger
 	hold        *pop.Hold
+	notifyHold  *pop.Hold // NOTIFICATION's own long polling
 	reviveTopic string
 	orders      *pop.OrderInfo
 	// locks are the per topic@group@queue try-locks (QueueLockManager): a
@@ -79,6 +80,7 @@ func registerPopProcessors(b *Broker) {
 		b:           b,
 		lg:          b.lg.Named("pop"),
 		hold:        pop.NewHold(cfg.PopPollingSize, cfg.MaxPopPollingSize),
+		notifyHold:  pop.NewHold(cfg.PopPollingSize, cfg.MaxPopPollingSize),
 		reviveTopic: pop.ReviveTopic(cfg.BrokerClusterName),
 		orders:      pop.NewOrderInfo(),
 	}
@@ -86,14 +88,19 @@ func registerPopProcessors(b *Broker) {
 	p.ensureReviveTopic()
 	b.OnArriving(func(t string, queueID int32, _, _, _ int64, _ []byte, _ map[string]string) {
 		p.hold.Arriving(t, queueID)
+		p.notifyHold.Arriving(t, queueID)
 	})
-	b.onShutdown(func(context.Context) { p.hold.Stop(); popProcessors.Delete(b) })
+	b.onShutdown(func(context.Context) { p.hold.Stop(); p.notifyHold.Stop(); popProcessors.Delete(b) })
 	// Java registers POP_MESSAGE on the pull executor and not on the fast
 	// (VIP) port; ACK and CHANGE_INVISIBLE on the ack executor, both ports.
 	b.registerProcessor(code.PopMessage, remoting.ProcessorFunc(func(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 		return p.process(ctx, req, true)
 	}), b.Pools.Pull, false)
+	b.registerProcessor(code.PeekMessage, remoting.ProcessorFunc(p.processPeek), b.Pools.Pull, false)
+	b.registerProcessor(code.Notification, remoting.ProcessorFunc(p.processNotification), b.Pools.Pull, false)
+	b.registerProcessor(code.PollingInfo, remoting.ProcessorFunc(p.processPollingInfo), b.Pools.Pull, false)
 	b.registerProcessor(code.AckMessage, remoting.ProcessorFunc(p.processAck), b.Pools.ConsumerManage, true)
+	b.registerProcessor(code.BatchAckMessage, remoting.ProcessorFunc(p.processBatchAck), b.Pools.ConsumerManage, true)
 	b.registerProcessor(code.ChangeMessageInvisibletime, remoting.ProcessorFunc(p.processChangeInvisible), b.Pools.ConsumerManage, true)
 	p.registerRevive()
 }
@@ -524,7 +531,7 @@ func (p *popProcessor) poll(ctx *remoting.Context, req *codec.RemotingCommand, r
 		Topic: r.h.Topic, Group: r.h.ConsumerGroup, QueueID: r.h.QueueID,
 		Expire: r.h.BornTime + r.h.PollTime,
 	}
-	w.Wakeup = func() { p.wakeup(ctx, req) }
+	w.Wakeup = func() { p.rerun(ctx, req, p.process) }
 	res := p.hold.Poll(w, time.Now().UnixMilli())
 	if res == pop.PollingSuc && ctx != nil {
 		ctx.MarkSuspended()
@@ -532,9 +539,11 @@ func (p *popProcessor) poll(ctx *remoting.Context, req *codec.RemotingCommand, r
 	return res
 }
 
-// wakeup re-runs a held pop on the pull pool; it answers whatever it finds
-// (messages, or POLLING_TIMEOUT once the poll time is over).
-func (p *popProcessor) wakeup(ctx *remoting.Context, req *codec.RemotingCommand) {
+// rerun re-runs a held pop or notification on the pull pool; it answers
+// whatever it finds (messages, or the empty answer once the poll time is
+// over).
+func (p *popProcessor) rerun(ctx *remoting.Context, req *codec.RemotingCommand,
+	process func(*remoting.Context, *codec.RemotingCommand, bool) (*codec.RemotingCommand, error)) {
 	if ctx.Channel != nil && ctx.Channel.IsClosed() {
 		return
 	}
@@ -545,7 +554,7 @@ func (p *popProcessor) wakeup(ctx *remoting.Context, req *codec.RemotingCommand)
 			pt, _ := strconv.ParseInt(req.ExtFields["pollTime"], 10, 64)
 			expired = time.Now().UnixMilli() >= v+pt
 		}
-		resp, err := p.process(ctx, req, !expired)
+		resp, err := process(ctx, req, !expired)
 		if err != nil {
 			resp = errorResponse(err)
 		}
@@ -583,6 +592,14 @@ func jsonMarshal(v any) ([]byte, error) {
 func (b *Broker) PopHeld() int {
 	if p := b.popProc(); p != nil {
 		return p.hold.Len()
+	}
+	return 0
+}
+
+// PopNotificationsHeld is the number of NOTIFICATION requests waiting.
+func (b *Broker) PopNotificationsHeld() int {
+	if p := b.popProc(); p != nil {
+		return p.notifyHold.Len()
 	}
 	return 0
 }

@@ -1,6 +1,7 @@
 package broker
 
-// ACK_MESSAGE (200051) and CHANGE_MESSAGE_INVISIBLETIME (200053): mirror 5.x
+// ACK_MESSAGE (200051), BATCH_ACK_MESSAGE (200151) and
+// CHANGE_MESSAGE_INVISIBLETIME (200053): mirror 5.x
 // AckMessageProcessor.appendAck / ackOrderly and
 // ChangeInvisibleTimeProcessor (the revive-log path). An ack is a record in
 // the revive queue named by the receipt handle; changing the invisible time
@@ -9,7 +10,10 @@ package broker
 // instead.
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -160,4 +164,99 @@ func (p *popProcessor) changeInvisibleOrderly(h *header.ChangeInvisibleTimeReque
 	next := time.Now().UnixMilli() + h.InvisibleTime
 	p.orders.UpdateNextVisibleTime(h.Topic, h.ConsumerGroup, h.QueueID, h.Offset, ei.PopTime, next)
 	*rh = header.ChangeInvisibleTimeResponseHeader{PopTime: ei.PopTime, InvisibleTime: next - ei.PopTime, ReviveQid: ei.ReviveQid}
+}
+
+// batchAck is BatchAck (5.x remoting body): one pop batch's acked offsets
+// as a java.util.BitSet over startOffset, fastjson-written as the base64 of
+// BitSet.toByteArray.
+type batchAck struct {
+	ConsumerGroup string `json:"c"`
+	Topic         string `json:"t"`
+	Retry         string `json:"r"`
+	StartOffset   int64  `json:"so"`
+	QueueID       int32  `json:"q"`
+	ReviveQueueID int32  `json:"rq"`
+	PopTime       int64  `json:"pt"`
+	InvisibleTime int64  `json:"it"`
+	BitSet        []byte `json:"b"`
+}
+
+// batchAckBody is BatchAckMessageRequestBody.
+type batchAckBody struct {
+	BrokerName string     `json:"brokerName"`
+	Acks       []batchAck `json:"acks"`
+}
+
+// bits lists the set bit indexes of a BitSet.toByteArray (little endian).
+func bits(b []byte) []int {
+	var out []int
+	for i, x := range b {
+		for j := range 8 {
+			if x&(1<<j) != 0 {
+				out = append(out, i*8+j)
+			}
+		}
+	}
+	return out
+}
+
+// processBatchAck is BATCH_ACK_MESSAGE (200151): AckMessageProcessor's
+// batch branch, one bAck record per batch.
+func (p *popProcessor) processBatchAck(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	var rb batchAckBody
+	if len(req.Body) > 0 {
+		if err := json.Unmarshal(req.Body, &rb); err != nil {
+			return nil, wireError(code.SystemError, "decode BatchAckMessageRequestBody: "+err.Error())
+		}
+	}
+	if len(rb.Acks) == 0 {
+		return codec.NewResponse(code.NoMessage, ""), nil
+	}
+	resp := codec.NewResponse(code.Success, "")
+	for i := range rb.Acks {
+		p.appendBatchAck(ctx, &rb.Acks[i], rb.BrokerName, resp)
+	}
+	return resp, nil
+}
+
+func (p *popProcessor) appendBatchAck(ctx *remoting.Context, ba *batchAck, brokerName string, resp *codec.RemotingCommand) {
+	t, err := pop.RealTopic(ba.Topic, ba.ConsumerGroup, ba.Retry)
+	if err != nil {
+		p.lg.Warn("batch ack: bad retry mark", zap.String("retry", ba.Retry))
+		return
+	}
+	minOff, maxOff := p.b.store.MinOffsetInQueue(t, ba.QueueID), p.b.store.MaxOffsetInQueue(t, ba.QueueID)
+	if minOff == -1 || p.b.topics.SelectTopicConfig(t) == nil {
+		p.lg.Error("illegal topic or queue found when batch ack", zap.String("topic", t), zap.Int32("queueId", ba.QueueID))
+		return
+	}
+	a := pop.AckMsg{AckOffset: -1, StartOffset: ba.StartOffset, ConsumerGroup: ba.ConsumerGroup, Topic: t,
+		QueueID: ba.QueueID, PopTime: ba.PopTime, BrokerName: brokerName}
+	ei := pop.ExtraInfo{PopTime: ba.PopTime, InvisibleTime: ba.InvisibleTime, ReviveQid: ba.ReviveQueueID}
+	for _, i := range bits(ba.BitSet) {
+		off := ba.StartOffset + int64(i)
+		if off < minOff || off > maxOff {
+			continue
+		}
+		if ei.IsOrder() {
+			p.ackOrderly(ctx, t, ba.ConsumerGroup, ba.QueueID, off, ei, resp)
+		} else {
+			a.AckOffsetList = append(a.AckOffsetList, off)
+		}
+	}
+	if ei.IsOrder() || len(a.AckOffsetList) == 0 {
+		return
+	}
+	p.putRevive(ba.ReviveQueueID, pop.BatchAckTag, batchAckUniqueID(&a), &a)
+}
+
+// batchAckUniqueID is PopMessageProcessor.genBatchAckUniqueId (the list in
+// java.util.List.toString form).
+func batchAckUniqueID(a *pop.AckMsg) string {
+	l := make([]string, len(a.AckOffsetList))
+	for i, o := range a.AckOffsetList {
+		l[i] = strconv.FormatInt(o, 10)
+	}
+	return a.Topic + "@" + strconv.Itoa(int(a.QueueID)) + "@[" + strings.Join(l, ", ") + "]@" + a.ConsumerGroup +
+		"@" + strconv.FormatInt(a.PopTime, 10) + "@" + pop.BatchAckTag
 }

@@ -175,3 +175,42 @@ func TestBrokerPopRetryToDLQ(t *testing.T) {
 		t.Fatalf("dead message delivered again: reconsumeTimes %d", more[0].m.ReconsumeTimes)
 	}
 }
+
+// TestBrokerPopBatchAck: BATCH_ACK_MESSAGE acks the offsets set in the
+// BitSet (base64 of BitSet.toByteArray, as fastjson writes it); the others
+// come back after the invisible time.
+func TestBrokerPopBatchAck(t *testing.T) {
+	e := newConsumeEnv(t, fastRevive)
+	for i := range 4 {
+		e.send("PopBa", 0, nil, "m"+strconv.Itoa(i))
+	}
+	e.waitDispatched("PopBa", 0, 4)
+	_, rh, got := e.pop("bg", "PopBa", 0, 32, 300, 0)
+	if len(got) != 4 {
+		t.Fatalf("popped %d", len(got))
+	}
+	e.expect(e.call(codec.NewRequest(code.BatchAckMessage, nil, nil)), code.NoMessage, "")
+	// bits 0 and 2 of a BitSet over startOffset 0: toByteArray {0x05}.
+	body := `{"acks":[{"b":"BQ==","c":"bg","it":300,"pt":` + strconv.FormatInt(rh.PopTime, 10) +
+		`,"q":0,"r":"0","rq":` + strconv.Itoa(int(rh.ReviveQid)) + `,"so":0,"t":"PopBa"}],"brokerName":"broker-a"}`
+	e.expect(e.call(codec.NewRequest(code.BatchAckMessage, nil, []byte(body))), code.Success, "")
+	seen := map[string]bool{}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		_, _, more := e.pop("bg", "PopBa", -1, 32, 60_000, 0)
+		for _, p := range more {
+			seen[string(p.m.Body)] = true
+		}
+		if len(seen) < 2 {
+			return fmt.Errorf("revived %v", seen)
+		}
+		return nil
+	})
+	time.Sleep(300 * time.Millisecond)
+	_, _, more := e.pop("bg", "PopBa", -1, 32, 60_000, 0)
+	for _, p := range more {
+		seen[string(p.m.Body)] = true
+	}
+	if len(seen) != 2 || !seen["m1"] || !seen["m3"] {
+		t.Fatalf("revived %v, want m1 and m3", seen)
+	}
+}

@@ -201,3 +201,17 @@ func (h *Hold) Stop() int {
 	}
 	return len(all)
 }
+
+// Count is the number of pops held for topic, group and queueID (-1: the
+// all-queue pops), as POLLING_INFO reports them.
+func (h *Hold) Count(topic, group string, queueID int32) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, w := range h.byTopic[topic] {
+		if w.Group == group && w.QueueID == queueID {
+			n++
+		}
+	}
+	return n
+}

@@ -111,3 +111,78 @@ func (h *ChangeInvisibleTimeResponseHeader) ToExtFields() map[string]string { re
 func (h *ChangeInvisibleTimeResponseHeader) FromExtFields(ext map[string]string) error {
 	return decode(ext, h)
 }
+
+// NotificationRequestHeader is NOTIFICATION (200054): does the group have a
+// message to pop (waiting up to pollTime)?
+type NotificationRequestHeader struct {
+	ConsumerGroup string `ext:"consumerGroup,required"`
+	Topic         string `ext:"topic,required"`
+	QueueID       int32  `ext:"queueId,required"`
+	PollTime      int64  `ext:"pollTime,required"`
+	BornTime      int64  `ext:"bornTime,required"`
+	Order         bool   `ext:"order"`
+	AttemptID     string `ext:"attemptId"`
+	Bname         string `ext:"bname"`
+}
+
+// NotificationResponseHeader answers NOTIFICATION (both Java primitives).
+type NotificationResponseHeader struct {
+	HasMsg      bool `ext:"hasMsg,required"`
+	PollingFull bool `ext:"pollingFull"`
+}
+
+// PeekMessageRequestHeader is PEEK_MESSAGE (200052): read without popping.
+// The answer carries a PopMessageResponseHeader (restNum only).
+type PeekMessageRequestHeader struct {
+	Topic         string `ext:"topic,required"`
+	QueueID       int32  `ext:"queueId,required"`
+	MaxMsgNums    int32  `ext:"maxMsgNums,required"`
+	ConsumerGroup string `ext:"consumerGroup,required"`
+	Bname         string `ext:"bname"`
+}
+
+// PollingInfoRequestHeader is POLLING_INFO (200055).
+type PollingInfoRequestHeader struct {
+	ConsumerGroup string `ext:"consumerGroup,required"`
+	Topic         string `ext:"topic,required"`
+	QueueID       int32  `ext:"queueId,required"`
+	Bname         string `ext:"bname"`
+}
+
+// PollingInfoResponseHeader answers POLLING_INFO: pops held for
+// topic@group@queueId.
+type PollingInfoResponseHeader struct {
+	PollingNum int32 `ext:"pollingNum,required"`
+}
+
+// ToExtFields implements CommandCustomHeader.
+func (h *NotificationRequestHeader) ToExtFields() map[string]string { return encode(h) }
+
+// FromExtFields implements CommandCustomHeader.
+func (h *NotificationRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+
+// ToExtFields implements CommandCustomHeader.
+func (h *NotificationResponseHeader) ToExtFields() map[string]string { return encode(h) }
+
+// FromExtFields implements CommandCustomHeader.
+func (h *NotificationResponseHeader) FromExtFields(ext map[string]string) error {
+	return decode(ext, h)
+}
+
+// ToExtFields implements CommandCustomHeader.
+func (h *PeekMessageRequestHeader) ToExtFields() map[string]string { return encode(h) }
+
+// FromExtFields implements CommandCustomHeader.
+func (h *PeekMessageRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+
+// ToExtFields implements CommandCustomHeader.
+func (h *PollingInfoRequestHeader) ToExtFields() map[string]string { return encode(h) }
+
+// FromExtFields implements CommandCustomHeader.
+func (h *PollingInfoRequestHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
+
+// ToExtFields implements CommandCustomHeader.
+func (h *PollingInfoResponseHeader) ToExtFields() map[string]string { return encode(h) }
+
+// FromExtFields implements CommandCustomHeader.
+func (h *PollingInfoResponseHeader) FromExtFields(ext map[string]string) error { return decode(ext, h) }
