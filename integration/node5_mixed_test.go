@@ -67,3 +67,22 @@ func TestNode5NodeProducerGoPushConsumer(t *testing.T) {
 		}
 	}
 }
+
+// TestNode5ClusterModeProduceConsume: with the front end in cluster mode
+// (a separate mqproxy: brokers reached over remoting, routes from the name
+// server), the Node SDK's Producer and SimpleConsumer work as in local
+// mode, including an invisible-duration change.
+func TestNode5ClusterModeProduceConsume(t *testing.T) {
+	t.Parallel()
+	e := newNode5EnvWith(t, node5Setup{cluster: true})
+	sent := e.node5Sent(t, map[string]any{"mode": "normal", "count": 4, "tag": "TagC", "prefix": "k"})
+	args := e.simpleArgs(uniqueName("nck"), len(sent))
+	args["mode"], args["invisibleMs"], args["changeMs"] = "change", 30000, 1000
+	evs := startNode(t, "simple_consumer.js", args).wait(node5Timeout(60 * time.Second))
+	checkRedelivered(t, sent, evs, 1000)
+	for _, m := range node5Filter(evs, "received") {
+		if m.Tag != "TagC" || m.Topic != e.topic {
+			t.Errorf("received %+v", m)
+		}
+	}
+}

@@ -261,28 +261,47 @@ type node5Env struct {
 // the servers on ephemeral ports.
 func newNode5Env(t *testing.T, opts ...testutil.BrokerOption) *node5Env {
 	t.Helper()
-	return newNode5EnvTLS(t, nil, opts...)
+	return newNode5EnvWith(t, node5Setup{}, opts...)
 }
 
-// newNode5EnvTLS is newNode5Env with the gRPC listener following tc (the
-// remoting tls.* settings; nil: plaintext only).
-func newNode5EnvTLS(t *testing.T, tc *remoting.TLSConfig, opts ...testutil.BrokerOption) *node5Env {
+// node5Setup varies the gRPC front end of a node5Env.
+type node5Setup struct {
+	tls     *remoting.TLSConfig // the listener's tls.* settings; nil: plaintext only
+	cluster bool                // cluster mode (mqproxy: brokers over remoting, routes from the name server)
+}
+
+// newNode5EnvWith is newNode5Env with the front end set up as s says.
+func newNode5EnvWith(t *testing.T, s node5Setup, opts ...testutil.BrokerOption) *node5Env {
 	t.Helper()
 	node5Install(t)
 	ce := newConsumeEnv(t, opts...)
 	lg := zaptest.NewLogger(t).Named("proxy")
-	be, err := proxy.NewLocalBackend(ce.b, lg)
+	cfg := proxy.NewConfig()
+	cfg.ProxyMode, cfg.NamesrvAddr = proxy.ModeLocal, ce.nsAddr
+	var be proxy.Backend
+	var err error
+	if s.cluster {
+		cfg.ProxyMode = proxy.ModeCluster
+		be, err = proxy.NewClusterBackend([]string{ce.nsAddr}, nil, lg)
+	} else {
+		be, err = proxy.NewLocalBackend(ce.b, lg)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := proxy.NewConfig()
-	cfg.ProxyMode = "LOCAL"
+	t.Cleanup(func() { // runs after the server's shutdown below
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := be.Close(ctx); err != nil {
+			t.Errorf("proxy backend close: %v", err)
+		}
+	})
 	cfg.GRPCServerHost, cfg.GRPCServerPort = "127.0.0.1", 0
 	srv, err := proxy.New(cfg, be, lg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv.SetTLS(tc)
+	srv.SetTLS(s.tls)
 	if err := srv.Start(); err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ func TestNode5TLSEnforcing(t *testing.T) {
 	tc := remoting.NewTLSConfig()
 	tc.ServerMode, tc.TestModeEnable = "enforcing", false
 	tc.ServerCertPath, tc.ServerKeyPath = certPath, keyPath
-	e := newNode5EnvTLS(t, tc)
+	e := newNode5EnvWith(t, node5Setup{tls: tc})
 	env := []string{"GRPC_DEFAULT_SSL_ROOTS_FILE_PATH=" + certPath}
 	args := map[string]any{"endpoints": e.endpoint, "topic": e.topic, "mode": "normal", "count": 3, "prefix": "s",
 		"sslEnabled": true, "timeoutMs": node5Timeout(40 * time.Second).Milliseconds()}
