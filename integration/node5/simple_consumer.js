@@ -4,7 +4,8 @@
 // Argument (JSON): endpoints, sslEnabled, group, topic, tag ("*" by default), expect (how
 // many distinct message ids to settle), batch, invisibleMs (receive's
 // invisible duration), awaitMs (long polling), quietMs (after settling, keep
-// receiving this long to catch extra deliveries), timeoutMs, and mode:
+// receiving this long to catch extra deliveries), maxRetryAttempts (receive
+// retries on INTERNAL_ERROR, the SDK's 3 by default), timeoutMs, and mode:
 //   ack:    ack every message when it arrives.
 //   change: first delivery -> changeInvisibleDuration(changeMs), no ack;
 //           later delivery -> ack.
@@ -24,6 +25,7 @@ run('simple', async (args, logger) => {
     consumerGroup: args.group,
     subscriptions: new Map([[ args.topic, args.tag || '*' ]]),
     awaitDuration: args.awaitMs || 5000,
+    maxRetryAttempts: args.maxRetryAttempts || 3,
     requestTimeout: args.requestTimeoutMs || 5000,
     logger,
   });
