@@ -208,6 +208,27 @@ func (p *nodeProc) wait(timeout time.Duration) []node5Event {
 	return evs
 }
 
+// waitError waits for the script to fail within timeout and returns its
+// error event; it fails the test when the script succeeds.
+func (p *nodeProc) waitError(timeout time.Duration) node5Event {
+	p.t.Helper()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		p.t.Fatalf("%s did not finish within %v\nevents: %+v", p.name, timeout, p.snapshot())
+	}
+	evs := p.snapshot()
+	for _, e := range evs {
+		if e.Event == "error" {
+			return e
+		}
+	}
+	p.t.Fatalf("%s succeeded (%v), want an error\nevents: %+v", p.name, p.err, evs)
+	return node5Event{}
+}
+
 // waitFor reads live events until one satisfies ok, and returns it; it
 // fails the test on timeout, on an error line or when the script exits.
 func (p *nodeProc) waitFor(timeout time.Duration, what string, ok func(node5Event) bool) node5Event {

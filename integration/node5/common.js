@@ -60,7 +60,10 @@ function run(name, body) {
     emit({ event: 'exit' });
     process.exit(0);
   }, err => {
-    emit({ event: 'error', error: String(err && err.stack || err), cause: err && err.cause ? String(err.cause) : undefined });
+    // the SDK wraps errors (err.cause, sometimes twice): report the chain
+    const causes = [];
+    for (let c = err && err.cause; c && causes.length < 5; c = c.cause) causes.push(String(c));
+    emit({ event: 'error', error: String(err && err.stack || err), cause: causes.join(' <- ') || undefined });
     process.exit(1);
   });
 }
