@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -78,4 +79,43 @@ func invoke(t *testing.T, cl *remoting.Client, addr string, c int32, h interface
 		return nil, fmt.Errorf("code %d: %s", resp.Code, resp.Remark)
 	}
 	return resp, nil
+}
+
+// TestNode5ConsumerListShowsEachClient: two Node PushConsumers of one
+// group show up at the broker as two consumers, under the client ids they
+// sent (x-mq-client-id), as 5.x's proxy registers each gRPC client: admin
+// tools (consumerConnection, consumerStatus -i) list and address them.
+func TestNode5ConsumerListShowsEachClient(t *testing.T) {
+	t.Parallel()
+	e := newNode5Env(t)
+	group := uniqueName("ncl")
+	want := map[string]bool{}
+	for range 2 {
+		p := startNode(t, "push_consumer.js", map[string]any{
+			"endpoints": e.endpoint, "topic": e.topic, "group": group, "expect": 1,
+			"timeoutMs": node5Timeout(45 * time.Second).Milliseconds(),
+		})
+		ev := p.waitFor(node5Timeout(30*time.Second), "push consumer start", func(ev node5Event) bool { return ev.Event == "started" })
+		want[ev.ClientID] = true
+	}
+	cl := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t).Named("admin"))
+	t.Cleanup(func() { _ = cl.Shutdown(context.Background()) })
+	testutil.Eventually(t, node5Timeout(20*time.Second), func() error {
+		resp, err := invoke(t, cl, e.b.BrokerAddr(), code.GetConsumerListByGroup, &header.GetConsumerListByGroupRequestHeader{ConsumerGroup: group})
+		if err != nil {
+			return err
+		}
+		l, err := body.DecodeGetConsumerListByGroupResponseBody(resp.Body)
+		if err != nil {
+			return err
+		}
+		got := map[string]bool{}
+		for _, id := range l.ConsumerIDList {
+			got[id] = true
+		}
+		if !maps.Equal(got, want) {
+			return fmt.Errorf("consumers of %s at the broker: %v, want the Node clients %v", group, l.ConsumerIDList, want)
+		}
+		return nil
+	})
 }
