@@ -86,6 +86,7 @@ func registerPopProcessors(b *Broker) {
 	}
 	popProcessors.Store(b, p)
 	p.ensureReviveTopic()
+	p.wireOrderPersist()
 	b.OnArriving(func(t string, queueID int32, _, _, _ int64, _ []byte, _ map[string]string) {
 		p.hold.Arriving(t, queueID)
 		p.notifyHold.Arriving(t, queueID)

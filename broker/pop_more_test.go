@@ -136,8 +136,9 @@ func TestBrokerPopOrderlyBlocksQueue(t *testing.T) {
 		}
 		return nil
 	})
-	if rh2.OrderCountInfo == nil || *rh2.OrderCountInfo != "0 0 1" {
-		t.Fatalf("orderCountInfo of the second delivery %v", rh2.OrderCountInfo)
+	// 5.x's form: each re-delivered offset's count, then the queue's minimum.
+	if rh2.OrderCountInfo == nil || *rh2.OrderCountInfo != "0 qo0%2 1;0 qo0%3 1;0 0 1" {
+		t.Fatalf("orderCountInfo of the second delivery %q", *rh2.OrderCountInfo)
 	}
 }
 

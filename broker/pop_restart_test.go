@@ -88,3 +88,34 @@ func TestBrokerPopRestartRevivesUnackedOnly(t *testing.T) {
 		t.Fatalf("after restart came back %s, want m1/1,m3/1,m5/1", got)
 	}
 }
+
+// TestBrokerPopOrderlyBlockSurvivesRestart: the FIFO table persists
+// (config/consumerOrderInfo.json): after a restart the unacked orderly
+// batch still blocks its queue, and acks made with the receipt handles
+// from before the restart release it.
+func TestBrokerPopOrderlyBlockSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	cfg, scfg := testutil.NewBrokerConfigs(t, "")
+	b := testutil.StartBrokerWith(t, cfg, scfg)
+	e := envFor(t, b)
+	for i := range 3 {
+		e.send("PopFr", 0, nil, "m"+strconv.Itoa(i))
+	}
+	e.waitDispatched("PopFr", 0, 3)
+	_, got := e.popOrder("frg", "PopFr", 2, 60_000, "a1")
+	if popBodies(got) != "m0,m1" {
+		t.Fatalf("orderly pop %q", popBodies(got))
+	}
+	shutdownBroker(t, b)
+
+	b2 := testutil.StartBrokerWith(t, cfg, scfg)
+	e2 := envFor(t, b2)
+	if _, more := e2.popOrder("frg", "PopFr", 2, 60_000, "a2"); len(more) != 0 {
+		t.Fatalf("after restart the blocked queue handed out %q", popBodies(more))
+	}
+	e2.expect(e2.ack("frg", got[0]), code.Success, "")
+	e2.expect(e2.ack("frg", got[1]), code.Success, "")
+	if _, more := e2.popOrder("frg", "PopFr", 2, 60_000, "a3"); popBodies(more) != "m2" {
+		t.Fatalf("after the acks %q", popBodies(more))
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/rocketmq-go/rmq/internal/admin"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
@@ -108,6 +109,13 @@ func newRemotingBackend(namesrv []string, cliCfg *remoting.NettyClientConfig, lg
 	if local != nil {
 		rc.SetDialer(be.dialLocal)
 	}
+	// Brokers tell their consumers' channels when a group's members change;
+	// gRPC clients learn it from QueryAssignment, so the proxy only notes it
+	// (5.x's proxy client ignores it as well).
+	be.Handle(code.NotifyConsumerIdsChanged, func(brokerAddr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+		lg.Debug("consumer ids changed", zap.String("brokerAddr", brokerAddr), zap.String("consumerGroup", req.Ext("consumerGroup")))
+		return nil, nil
+	})
 	return be
 }
 

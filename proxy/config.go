@@ -96,10 +96,14 @@ func NewConfig() *Config {
 	}
 }
 
-// LoadConfigFile reads a 5.x rmq-proxy.json over the defaults. Unknown keys
-// are ignored, as Java's fastjson binding does.
+// LoadConfigFile reads a 5.x rmq-proxy.json over the defaults (just the
+// defaults when path is empty). Unknown keys are ignored, as Java's
+// fastjson binding does.
 func LoadConfigFile(path string) (*Config, error) {
 	cfg := NewConfig()
+	if path == "" {
+		return cfg, nil
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("proxy: read config: %w", err)

@@ -118,13 +118,18 @@ type consumer struct {
 	renew   *renewer // auto-renewal of push consumers' handles; nil: off
 	now     func() time.Time
 	rr      atomic.Uint32 // round robin over readable brokers
+	// spawn runs the background broker calls of a receive (acks of
+	// filtered messages, DLQ forwards, nacks); the service sets its
+	// goFunc so that Shutdown waits for them. Each is bounded by 3 s.
+	spawn func(func()) bool
 }
 
 func newConsumer(lg *zap.Logger, cfg ConsumeConfig, b consumeBackend) *consumer {
 	if lg == nil {
 		lg = zap.NewNop()
 	}
-	return &consumer{lg: lg, cfg: cfg, backend: b, now: time.Now}
+	return &consumer{lg: lg, cfg: cfg, backend: b, now: time.Now,
+		spawn: func(f func()) bool { go f(); return true }}
 }
 
 // hasMaster reports whether the route lists a master address for brokerName.

@@ -23,13 +23,16 @@ type brokerBackend interface {
 // remembered; an unknown name asks the Backend for every master.
 type consumeAdapter struct {
 	be brokerBackend
+	// route looks a topic's route up (the service's cache; be.TopicRoute
+	// by default).
+	route func(ctx context.Context, topic string) (*body.TopicRouteData, error)
 
 	mu      sync.Mutex        // guards masters
 	masters map[string]string // broker name → master address
 }
 
 func newConsumeAdapter(be brokerBackend) *consumeAdapter {
-	return &consumeAdapter{be: be, masters: map[string]string{}}
+	return &consumeAdapter{be: be, route: be.TopicRoute, masters: map[string]string{}}
 }
 
 func (a *consumeAdapter) callBroker(ctx context.Context, brokerName string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
@@ -63,7 +66,7 @@ func (a *consumeAdapter) masterOf(ctx context.Context, name string) (string, err
 }
 
 func (a *consumeAdapter) topicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error) {
-	rd, err := a.be.TopicRoute(ctx, topic)
+	rd, err := a.route(ctx, topic)
 	if err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ import (
 // startConsumeEnv is startEnv with a broker that revives popped messages
 // every 20 ms and a proxy that allows short polls and invisible times, so
 // redelivery tests take about a second.
-func startConsumeEnv(t *testing.T, mode string, brokerOpts ...testutil.BrokerOption) *env {
+func startConsumeEnv(t testing.TB, mode string, brokerOpts ...testutil.BrokerOption) *env {
 	t.Helper()
 	ns := testutil.StartNamesrv(t)
 	opts := append([]testutil.BrokerOption{func(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) {
@@ -439,4 +439,50 @@ func TestProxyGRPCFIFOGroupOrder(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestProxyGRPCConsumeMalformedRequests: empty and garbage consume
+// requests get 5.x's status codes, never a panic or a transport error.
+func TestProxyGRPCConsumeMalformedRequests(t *testing.T) {
+	e := startConsumeEnv(t, proxy.ModeLocal)
+	e.createTopic(t, "RBad", 1)
+	cli := newClientID()
+	ctx := e.ctx(t, cli)
+	for name, req := range map[string]*apiv2.ReceiveMessageRequest{
+		"empty":         {},
+		"no group":      {MessageQueue: &apiv2.MessageQueue{Topic: &apiv2.Resource{Name: "RBad"}}},
+		"system topic":  {Group: &apiv2.Resource{Name: "G"}, MessageQueue: &apiv2.MessageQueue{Topic: &apiv2.Resource{Name: "TBW102"}}},
+		"unknown topic": {Group: &apiv2.Resource{Name: "G"}, MessageQueue: &apiv2.MessageQueue{Topic: &apiv2.Resource{Name: "Nope"}}, InvisibleDuration: durationpb.New(time.Second)},
+		"negative":      {Group: &apiv2.Resource{Name: "G"}, MessageQueue: &apiv2.MessageQueue{Topic: &apiv2.Resource{Name: "RBad"}}, BatchSize: -5, InvisibleDuration: durationpb.New(-time.Second), LongPollingTimeout: durationpb.New(-time.Second)},
+	} {
+		r := e.receive(t, cli, req)
+		if r.status.GetCode() == apiv2.Code_OK || len(r.msgs) > 0 {
+			t.Errorf("%s: %v", name, r.status)
+		}
+	}
+	want := map[string]apiv2.Code{"junk": apiv2.Code_INVALID_RECEIPT_HANDLE, "": apiv2.Code_INVALID_RECEIPT_HANDLE,
+		"1 2 3 4 0 broker-a 0 0 0": apiv2.Code_INVALID_RECEIPT_HANDLE} // expired
+	for h, c := range want {
+		ack, err := e.cli.AckMessage(ctx, &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "G"}, Topic: &apiv2.Resource{Name: "RBad"},
+			Entries: []*apiv2.AckMessageEntry{{MessageId: "m", ReceiptHandle: h}}})
+		if err != nil || ack.GetStatus().GetCode() != c {
+			t.Errorf("ack %q: %v %v, want %v", h, ack, err, c)
+		}
+		ch, err := e.cli.ChangeInvisibleDuration(ctx, &apiv2.ChangeInvisibleDurationRequest{Group: &apiv2.Resource{Name: "G"},
+			Topic: &apiv2.Resource{Name: "RBad"}, ReceiptHandle: h, InvisibleDuration: durationpb.New(time.Second)})
+		if err != nil || ch.GetStatus().GetCode() != c {
+			t.Errorf("change %q: %v %v, want %v", h, ch, err, c)
+		}
+		f, err := e.cli.ForwardMessageToDeadLetterQueue(ctx, &apiv2.ForwardMessageToDeadLetterQueueRequest{Group: &apiv2.Resource{Name: "G"},
+			Topic: &apiv2.Resource{Name: "RBad"}, ReceiptHandle: h})
+		if err != nil || f.GetStatus().GetCode() == apiv2.Code_OK {
+			t.Errorf("dlq %q: %v %v", h, f, err)
+		}
+	}
+	if ack, err := e.cli.AckMessage(ctx, &apiv2.AckMessageRequest{}); err != nil || ack.GetStatus().GetCode() != apiv2.Code_ILLEGAL_TOPIC {
+		t.Errorf("empty ack: %v %v", ack, err)
+	}
+	if qa, err := e.cli.QueryAssignment(ctx, &apiv2.QueryAssignmentRequest{}); err != nil || qa.GetStatus().GetCode() != apiv2.Code_ILLEGAL_TOPIC {
+		t.Errorf("empty assignment query: %v %v", qa, err)
+	}
 }

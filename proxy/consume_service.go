@@ -30,7 +30,9 @@ func consumeConfigOf(cfg *Config) ConsumeConfig {
 // requests it answers for gRPC consumers.
 func (svc *service) initConsume() {
 	svc.consumeAdapter = newConsumeAdapter(svc.be)
+	svc.consumeAdapter.route = svc.routes.get
 	svc.cons = newConsumer(svc.lg.Named("consume"), consumeConfigOf(svc.cfg), svc.consumeAdapter)
+	svc.cons.spawn = svc.srv.goFunc
 	svc.cons.renew = newRenewer(svc.cons, func(id string) bool { return svc.clients.Get(id) != nil })
 	svc.be.Handle(code.GetConsumerRunningInfo, svc.onGetConsumerRunningInfo)
 	svc.be.Handle(code.ConsumeMessageDirectly, svc.onConsumeMessageDirectly)

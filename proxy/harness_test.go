@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
+	"go.uber.org/zap/zaptest/observer"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
@@ -31,6 +34,7 @@ type env struct {
 	conn   *grpc.ClientConn
 	cli    apiv2.MessagingServiceClient
 	mode   string
+	logs   *observer.ObservedLogs // the proxy's log entries
 }
 
 // modes runs f once per proxy mode.
@@ -43,18 +47,20 @@ func modes(t *testing.T, f func(t *testing.T, mode string)) {
 	}
 }
 
-func startEnv(t *testing.T, mode string, opts ...func(*proxy.Config)) *env {
+func startEnv(t testing.TB, mode string, opts ...func(*proxy.Config)) *env {
 	t.Helper()
 	return startEnvB(t, mode, nil, opts...)
 }
 
 // startEnvB is startEnv with broker options.
-func startEnvB(t *testing.T, mode string, bopts []testutil.BrokerOption, opts ...func(*proxy.Config)) *env {
+func startEnvB(t testing.TB, mode string, bopts []testutil.BrokerOption, opts ...func(*proxy.Config)) *env {
 	t.Helper()
 	ns := testutil.StartNamesrv(t)
 	b := testutil.StartBroker(t, ns.Addr().String(), bopts...)
 	e := &env{nsAddr: ns.Addr().String(), b: b, mode: mode}
-	lg := zaptest.NewLogger(t).Named("proxy")
+	core, logs := observer.New(zapcore.DebugLevel)
+	e.logs = logs
+	lg := zaptest.NewLogger(t, zaptest.WrapOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core { return zapcore.NewTee(c, core) }))).Named("proxy")
 	var (
 		be  proxy.Backend
 		err error
@@ -98,7 +104,7 @@ func startEnvB(t *testing.T, mode string, bopts []testutil.BrokerOption, opts ..
 
 // createTopic creates topic on the broker with n read/write queues and
 // waits until the name server routes it.
-func (e *env) createTopic(t *testing.T, topic string, n int32) {
+func (e *env) createTopic(t testing.TB, topic string, n int32) {
 	t.Helper()
 	tc := body.NewTopicConfig(topic)
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = n, n, 6
@@ -116,7 +122,7 @@ var clientSeq atomic.Int64
 func newClientID() string { return "test@" + strconv.FormatInt(clientSeq.Add(1), 10) }
 
 // ctx is a call context with the client id metadata and a deadline.
-func (e *env) ctx(t *testing.T, clientID string) context.Context {
+func (e *env) ctx(t testing.TB, clientID string) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	t.Cleanup(cancel)
 	return metadata.AppendToOutgoingContext(ctx, proxy.MetaClientID, clientID, proxy.MetaLanguage, "GOLANG")

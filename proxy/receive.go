@@ -199,9 +199,9 @@ func (c *consumer) screen(ctx context.Context, msgs []*message.MessageExt, group
 		case err != nil:
 			out = append(out, m)
 		case !tagMatched(tags, m.Properties[message.PropertyTags]):
-			go c.ackQuietly(h, messageIDOf(m), group, topic)
+			c.spawn(func() { c.ackQuietly(h, messageIDOf(m), group, topic) })
 		case set.maxAttempts > 0 && m.ReconsumeTimes >= set.maxAttempts:
-			go c.dlqQuietly(h, messageIDOf(m), group, topic)
+			c.spawn(func() { c.dlqQuietly(h, messageIDOf(m), group, topic) })
 		default:
 			out = append(out, m)
 		}
@@ -243,13 +243,13 @@ func (c *consumer) nack(req *apiv2.ReceiveMessageRequest, msgs []*message.Messag
 		if c.renew != nil {
 			c.renew.release(group, messageIDOf(m))
 		}
-		go func() {
+		c.spawn(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			defer cancel()
 			if _, err := c.changeInvisible(ctx, h, group, topic, nackInvisible.Milliseconds()); err != nil {
 				c.lg.Warn("nack of an unsent message failed", zap.String("topic", topic), zap.Error(err))
 			}
-		}()
+		})
 	}
 }
 

@@ -35,7 +35,7 @@ func (svc *service) QueryRoute(ctx context.Context, req *apiv2.QueryRouteRequest
 	if err := validateTopic(req.GetTopic()); err != nil {
 		return &apiv2.QueryRouteResponse{Status: StatusOf(err)}, nil
 	}
-	rd, err := svc.be.TopicRoute(ctx, req.GetTopic().GetName())
+	rd, err := svc.routes.get(ctx, req.GetTopic().GetName())
 	if err != nil {
 		return &apiv2.QueryRouteResponse{Status: StatusOf(err)}, nil
 	}

@@ -84,7 +84,7 @@ func (svc *service) send(ctx context.Context, ci callInfo, req *apiv2.SendMessag
 		}
 		out = append(out, om)
 	}
-	rd, err := svc.be.TopicRoute(ctx, topic.GetName())
+	rd, err := svc.routes.get(ctx, topic.GetName())
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +137,9 @@ func (svc *service) buildMessage(ci callInfo, m *apiv2.Message, producerGroup st
 		props[k] = v
 	}
 	sp := m.GetSystemProperties()
+	if sp == nil {
+		sp = &apiv2.SystemProperties{} // no id: refused below with ILLEGAL_MESSAGE_ID
+	}
 	if err := validateTag(sp.GetTag()); err != nil {
 		return om, err
 	}

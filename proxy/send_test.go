@@ -146,3 +146,22 @@ func TestProxySendMessageErrors(t *testing.T) {
 		t.Fatalf("%d rejected messages stored", n)
 	}
 }
+
+// TestProxySendMessageSparse: messages with missing parts are refused with
+// a status, never a crash.
+func TestProxySendMessageSparse(t *testing.T) {
+	e := startEnv(t, "local")
+	e.createTopic(t, "SparseTopic", 1)
+	for name, m := range map[string]*apiv2.Message{
+		"no system properties": {Topic: &apiv2.Resource{Name: "SparseTopic"}, Body: []byte("x")},
+		"no topic":             {Body: []byte("x")},
+		"empty":                {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := e.send(t, newClientID(), m)
+			if c := r.GetStatus().GetCode(); c == apiv2.Code_OK || c == apiv2.Code_INTERNAL_SERVER_ERROR {
+				t.Fatalf("response %v", r)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -90,6 +91,10 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.grpc = grpc.NewServer(
 		grpc.MaxRecvMsgSize(s.cfg.GRPCMaxInboundMessageSize),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
+		grpc.SharedWriteBuffer(true),
+		grpc.ChainUnaryInterceptor(recoverUnary(s.lg)),
+		grpc.ChainStreamInterceptor(recoverStream(s.lg)),
 	)
 	apiv2.RegisterMessagingServiceServer(s.grpc, s.svc)
 	s.svc.start()

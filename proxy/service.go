@@ -21,6 +21,7 @@ type service struct {
 	txns    *txnTable
 	waiters *nonceWaiters
 	hb      *brokerHeartbeat
+	routes  *routeCache
 
 	cons           *consumer       // consume side (consume_service.go)
 	consumeAdapter *consumeAdapter // broker names → addresses for it
@@ -35,6 +36,7 @@ func newService(s *Server) *service {
 		clients: newRegistry(),
 		txns:    newTxnTable(),
 		waiters: newNonceWaiters(),
+		routes:  newRouteCache(s.be, routeTTL),
 	}
 	svc.hb = newBrokerHeartbeat(svc)
 	s.be.Handle(code.CheckTransactionState, svc.onCheckTransactionState)

@@ -1,15 +1,18 @@
 package proxy_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/proxy"
 	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 )
 
@@ -17,7 +20,11 @@ import (
 // stream and the server's answer.
 func (e *env) telemetry(t *testing.T, clientID string, st *apiv2.Settings) (apiv2.MessagingService_TelemetryClient, *apiv2.TelemetryCommand) {
 	t.Helper()
-	stream, err := e.cli.Telemetry(e.ctx(t, clientID))
+	// A stream lives for the whole test (check-back commands arrive on it).
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	ctx = metadata.AppendToOutgoingContext(ctx, proxy.MetaClientID, clientID)
+	stream, err := e.cli.Telemetry(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,4 +169,24 @@ func TestProxyTelemetryBadSettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProxyConsumerIdsChangedHandled: the broker's NOTIFY_CONSUMER_IDS_CHANGED
+// to the proxy (sent when a gRPC consumer group is registered) is taken,
+// not answered REQUEST_CODE_NOT_SUPPORTED with a warning.
+func TestProxyConsumerIdsChangedHandled(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		e := startEnv(t, mode)
+		e.createTopic(t, "NotifyTopic", 1)
+		e.telemetry(t, newClientID(), consumerSettings("NotifyGroup", "NotifyTopic"))
+		testutil.Eventually(t, 10*time.Second, func() error {
+			if e.logs.FilterMessage("consumer ids changed").Len() == 0 {
+				return errors.New("no NOTIFY_CONSUMER_IDS_CHANGED seen")
+			}
+			return nil
+		})
+		if n := e.logs.FilterMessage("request code not supported").Len(); n != 0 {
+			t.Fatalf("%d request-code-not-supported warnings", n)
+		}
+	})
 }

@@ -106,4 +106,3 @@ func TestProxyEndTransactionErrors(t *testing.T) {
 		})
 	}
 }
-

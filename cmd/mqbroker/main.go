@@ -1,6 +1,8 @@
 // Command mqbroker runs the broker, like Apache RocketMQ's BrokerStartup:
 // -c config file, -n name server address list, -p print all settings,
-// -m print the important ones, -h help.
+// -m print the important ones, -h help. --enable-proxy also serves RocketMQ 5
+// gRPC clients (local-mode proxy, 5.x's quick start), -pc names its
+// rmq-proxy.json.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"github.com/rocketmq-go/rmq/internal/logging"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/tlsconfig"
+	"github.com/rocketmq-go/rmq/proxy"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
@@ -36,6 +39,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	printImportant := fs.Bool("m", false, "Print important config item")
 	nsAddr := fs.String("n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876'")
 	cpuProfile := fs.String("cpuprofile", "", "Write a Go CPU profile of the whole run to this file (not in Java)")
+	enableProxy := fs.Bool("enable-proxy", false, "Also serve RocketMQ 5 gRPC clients (local-mode proxy, grpcServerPort 8081)")
+	proxyConf := fs.String("pc", "", "Proxy config file (rmq-proxy.json) used with --enable-proxy")
 	args, defines := props.SplitDefines(args)
 	logOpts := logging.Options{Role: logging.RoleBroker, Stderr: stderr}
 	logOpts.RegisterFlags(fs)
@@ -93,10 +98,17 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	if cfgs.Broker.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java broker")
 	}
-	return serve(cfgs, lg, stdout, stop)
+	var pcfg *proxy.Config
+	if *enableProxy {
+		if pcfg, err = loadProxyConfig(*proxyConf); err != nil {
+			lg.Error("load proxy config failed", zap.Error(err))
+			return 255
+		}
+	}
+	return serve(cfgs, pcfg, lg, stdout, stop)
 }
 
-func serve(cfgs *broker.StartupConfigs, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {
+func serve(cfgs *broker.StartupConfigs, pcfg *proxy.Config, lg *zap.Logger, stdout io.Writer, stop <-chan struct{}) int {
 	b, err := broker.New(cfgs.Broker, cfgs.Store, broker.Options{
 		ServerConfig: cfgs.Server, ClientConfig: cfgs.Client, Logger: lg,
 	})
@@ -114,12 +126,18 @@ func serve(cfgs *broker.StartupConfigs, lg *zap.Logger, stdout io.Writer, stop <
 		tip += " and name server is " + cfgs.Broker.NamesrvAddr
 	}
 	fmt.Fprintln(stdout, tip)
+	px, ok := startProxy(b, cfgs, pcfg, lg, stdout)
+	if !ok {
+		shutdown(b, lg)
+		return 255
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
 	select {
 	case <-ctx.Done():
 	case <-stop:
 	}
+	shutdownProxy(px, lg)
 	return shutdown(b, lg)
 }
 

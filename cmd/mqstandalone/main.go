@@ -1,8 +1,11 @@
 // Command mqstandalone runs a name server and a broker in one process with
 // an embedded default configuration: the name server on 9876, the broker on
 // 10911 (fast port 10909) storing under ~/store, registered with the
-// embedded name server. -c applies a broker.conf over the defaults; -nsport
-// moves the name server (0: any free port); -console serves the web console.
+// embedded name server, and RocketMQ 5 gRPC clients on 8081 (a local-mode
+// proxy; -proxy=false turns it off, -pc names an rmq-proxy.json; with
+// listenPort=0 it takes a free port too). -c applies a broker.conf over the
+// defaults; -nsport moves the name server (0: any free port); -console
+// serves the web console.
 package main
 
 import (
@@ -26,6 +29,7 @@ import (
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/tlsconfig"
 	"github.com/rocketmq-go/rmq/namesrv"
+	"github.com/rocketmq-go/rmq/proxy"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
@@ -37,6 +41,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	confFile := fs.String("c", "", "Broker config properties file applied over the embedded defaults")
 	nsPort := fs.Int("nsport", namesrv.DefaultListenPort, "Name server listen port (0: any free port)")
 	consoleAddr := fs.String("console", "", "Serve the read-only web console on this address, eg: 127.0.0.1:8080")
+	withProxy := fs.Bool("proxy", true, "Serve RocketMQ 5 gRPC clients (local-mode proxy on grpcServerPort, 8081)")
+	proxyConf := fs.String("pc", "", "Proxy config file (rmq-proxy.json)")
 	args, defines := props.SplitDefines(args)
 	logOpts := logging.Options{Role: logging.RoleBroker, Stderr: stderr}
 	logOpts.RegisterFlags(fs)
@@ -98,6 +104,15 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	}
 	fmt.Fprintf(stdout, "The broker[%s, %s] boot success. serializeType=JSON and name server is %s (store %s, fast port %s)\n",
 		cfgs.Broker.BrokerName, b.BrokerAddr(), cfgs.Broker.NamesrvAddr, cfgs.Store.StorePathRootDir, b.FastAddr())
+	if *withProxy {
+		px, err := startProxy(b, *proxyConf, cfgs, tc, lg)
+		if err != nil {
+			lg.Error("start proxy failed", zap.Error(err))
+			return 255
+		}
+		defer shutdown("proxy", px.Shutdown, lg)
+		fmt.Fprintf(stdout, "The proxy boot success. grpc %s, proxyMode=local\n", px.Server.Addr())
+	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
 	select {
@@ -105,6 +120,21 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	case <-stop:
 	}
 	return 0
+}
+
+// startProxy starts the local-mode gRPC proxy in front of b. A broker on an
+// ephemeral port (listenPort=0) gets an ephemeral gRPC port unless -pc sets
+// one.
+func startProxy(b *broker.Broker, confFile string, cfgs *broker.StartupConfigs, tc *remoting.TLSConfig, lg *zap.Logger) (*proxy.Running, error) {
+	pcfg, err := proxy.LoadConfigFile(confFile)
+	if err != nil {
+		return nil, err
+	}
+	pcfg.ProxyMode = proxy.ModeLocal
+	if confFile == "" && cfgs.Server.ListenPort == 0 {
+		pcfg.GRPCServerPort = 0
+	}
+	return proxy.StartLocal(b, pcfg, tc, lg.Named("proxy"))
 }
 
 // startNamesrv starts the embedded name server, its KV config beside the store.

@@ -1,0 +1,66 @@
+package pop
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestPopReviveQueuePairsAndCommits: acks (single and batch) settle their
+// checkpoint; a due checkpoint reports only its unacked offsets; Commit
+// stays at the oldest unsettled checkpoint.
+func TestPopReviveQueuePairsAndCommits(t *testing.T) {
+	q := NewReviveQueue(0, 5)
+	ck1 := Checkpoint{StartOffset: 10, PopTime: 1000, InvisibleTime: 100, CID: "g", Topic: "T", QueueID: 1,
+		BrokerName: "b", QueueOffsetDiff: []int32{0, 1, 3}}
+	ck2 := ck1
+	ck2.StartOffset, ck2.PopTime, ck2.QueueOffsetDiff = 20, 2000, []int32{0}
+	q.Feed(4, CkTag, mustJSON(t, ck1)) // before the start: ignored
+	q.Feed(5, CkTag, mustJSON(t, ck1))
+	q.Feed(6, CkTag, mustJSON(t, ck2))
+	q.Feed(7, AckTag, mustJSON(t, AckMsg{AckOffset: 11, StartOffset: 10, ConsumerGroup: "g", Topic: "T", QueueID: 1, PopTime: 1000, BrokerName: "b"}))
+	q.Feed(8, AckTag, []byte("{not json"))
+	if q.Pending() != 2 || q.Commit() != 5 || q.Next() != 9 {
+		t.Fatalf("pending %d commit %d next %d", q.Pending(), q.Commit(), q.Next())
+	}
+	due := q.Due(1100)
+	if len(due) != 1 || !reflect.DeepEqual(due[0].Offsets, []int64{10, 13}) {
+		t.Fatalf("due at 1100: %+v", due)
+	}
+	q.Settle(&due[0].Checkpoint)
+	if q.Commit() != 6 {
+		t.Fatalf("commit after settling ck1: %d", q.Commit())
+	}
+	q.Feed(9, BatchAckTag, mustJSON(t, AckMsg{AckOffset: -1, AckOffsetList: []int64{20}, StartOffset: 20, ConsumerGroup: "g",
+		Topic: "T", QueueID: 1, PopTime: 2000, BrokerName: "b"}))
+	if q.Pending() != 0 || q.Commit() != 10 || len(q.Due(1<<62)) != 0 {
+		t.Fatalf("after batch ack: pending %d commit %d", q.Pending(), q.Commit())
+	}
+}
+
+// FuzzReviveFeed: arbitrary revive records never panic the pairing.
+func FuzzReviveFeed(f *testing.F) {
+	f.Add(CkTag, []byte(`{"so":1,"pt":1,"it":1,"d":[0,5],"t":"T","c":"g","q":0,"bn":"b"}`))
+	f.Add(AckTag, []byte(`{"ao":6,"so":1,"pt":1,"t":"T","c":"g","q":0,"bn":"b"}`))
+	f.Add(BatchAckTag, []byte(`{"ao":-1,"aol":[1,6,9],"so":1,"pt":1,"t":"T","c":"g","q":0,"bn":"b"}`))
+	f.Fuzz(func(t *testing.T, tag string, b []byte) {
+		q := NewReviveQueue(0, 0)
+		q.Feed(0, CkTag, []byte(`{"so":1,"pt":1,"it":1,"d":[0,5],"t":"T","c":"g","q":0,"bn":"b"}`))
+		q.Feed(1, tag, b)
+		for _, d := range q.Due(1 << 62) {
+			q.Settle(&d.Checkpoint)
+		}
+		if q.Commit() > q.Next() {
+			t.Fatalf("commit %d past next %d", q.Commit(), q.Next())
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package remoting
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+)
+
+// TestInProcServeConnAndDialer: a client whose dialer hands out one end of
+// a net.Pipe served by Server.ServeConn gets answers from the server's
+// processors, and the server can call the client back on that channel.
+func TestInProcServeConnAndDialer(t *testing.T) {
+	back := make(chan *Channel, 1)
+	s := startServer(t, nil, func(s *Server) {
+		s.RegisterProcessor(testCodeEcho, ProcessorFunc(func(ctx *Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+			select {
+			case back <- ctx.Channel:
+			default:
+			}
+			return echo(ctx, req)
+		}), NewPool("test", 2, 16))
+	})
+	c := NewClient(NewNettyClientConfig(), zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	dialed := 0
+	c.SetDialer(func(_ context.Context, addr string) (net.Conn, error) {
+		if addr != "inproc" {
+			return nil, nil // TCP
+		}
+		dialed++
+		cli, srv := net.Pipe()
+		return cli, s.ServeConn(srv)
+	})
+	c.RegisterProcessor(testCodeBlock, ProcessorFunc(func(_ *Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+		return codec.NewResponse(code.Success, "client:"+req.Ext("k")), nil
+	}), NewPool("testClient", 1, 16))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for i := range 3 {
+		resp, err := c.InvokeSync(ctx, "inproc", codec.NewRequest(testCodeEcho, map[string]string{"k": "v"}, []byte("body")))
+		if err != nil || resp.Ext("k") != "v" || string(resp.Body) != "body" {
+			t.Fatalf("call %d: %v %+v", i, err, resp)
+		}
+	}
+	if dialed != 1 {
+		t.Fatalf("dialled %d times, want 1 (one channel reused)", dialed)
+	}
+	srvCh := <-back
+	resp, err := srvCh.InvokeSync(ctx, codec.NewRequest(testCodeBlock, map[string]string{"k": "x"}, nil))
+	if err != nil || resp.Remark != "client:x" {
+		t.Fatalf("server to client: %v %+v", err, resp)
+	}
+	// TCP still works for other addresses.
+	if resp, err := c.InvokeSync(ctx, s.Addr().String(), codec.NewRequest(testCodeEcho, map[string]string{"k": "tcp"}, nil)); err != nil || resp.Ext("k") != "tcp" {
+		t.Fatalf("tcp: %v %+v", err, resp)
+	}
+}
