@@ -41,7 +41,7 @@ var javaBrokerConfigKeys = []string{
 
 func TestBrokerConfigKeysMatchJava(t *testing.T) {
 	got := props.Keys(NewBrokerConfig())
-	want := slices.Concat(javaBrokerConfigKeys, controllerBrokerConfigKeys)
+	want := slices.Concat(javaBrokerConfigKeys, controllerBrokerConfigKeys, popBrokerConfigKeys)
 	if !slices.Equal(got, want) {
 		t.Fatalf("keys differ from Java's BrokerConfig:\n got %v\nwant %v", got, want)
 	}
