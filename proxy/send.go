@@ -90,7 +90,7 @@ func (svc *service) send(ctx context.Context, ci callInfo, req *apiv2.SendMessag
 	}
 	qs := writeQueues(rd)
 	if len(qs) == 0 {
-		return nil, errorf(apiv2.Code_FORBIDDEN, "no writable queue for topic %s", topic.GetName())
+		return nil, errorf(apiv2.Code_FORBIDDEN, "no writable queue")
 	}
 	var q writeQueue
 	if g := msgs[0].GetSystemProperties().GetMessageGroup(); len(msgs) == 1 && g != "" {

@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,8 +11,10 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/proxy"
 	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
+	"github.com/rocketmq-go/rmq/remoting/body"
 )
 
 func TestProxySendMessageNormal(t *testing.T) {
@@ -163,5 +166,33 @@ func TestProxySendMessageSparse(t *testing.T) {
 				t.Fatalf("response %v", r)
 			}
 		})
+	}
+}
+
+// TestProxySendReadOnlyTopic: a topic without write permission routes
+// READ queues and refuses sends with FORBIDDEN, as 5.x.
+func TestProxySendReadOnlyTopic(t *testing.T) {
+	e := startEnv(t, "cluster")
+	tc := body.NewTopicConfig("ReadOnlyTopic")
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 2, 2, 4
+	e.b.Topics().UpdateTopicConfig(tc)
+	e.b.RegisterBrokerAll(false)
+	var route *apiv2.QueryRouteResponse
+	testutil.Eventually(t, 10*time.Second, func() error {
+		var err error
+		route, err = e.cli.QueryRoute(e.ctx(t, newClientID()), &apiv2.QueryRouteRequest{Topic: &apiv2.Resource{Name: "ReadOnlyTopic"}, Endpoints: e.endpoints()})
+		if err == nil && route.GetStatus().GetCode() != apiv2.Code_OK {
+			err = fmt.Errorf("route %v", route)
+		}
+		return err
+	})
+	for _, q := range route.GetMessageQueues() {
+		if q.GetPermission() != apiv2.Permission_READ {
+			t.Fatalf("queue %v", q)
+		}
+	}
+	r := e.send(t, newClientID(), newMsg("ReadOnlyTopic", "x"))
+	if r.GetStatus().GetCode() != apiv2.Code_FORBIDDEN || r.GetStatus().GetMessage() != "no writable queue" {
+		t.Fatalf("send: %v", r)
 	}
 }
