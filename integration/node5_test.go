@@ -34,7 +34,7 @@ const node5Marker = ".rmq-lock-sha256"
 // committed lockfile, running `npm ci` once per lockfile (a file lock keeps
 // parallel tests and packages from installing at the same time). Without
 // node or npm the test is skipped, except in CI (CI=true), where they must
-// be present. .ci/run installs beforehand, so CI runs find it done.
+// be present (.ci/run installs them when missing).
 func node5Install(t *testing.T) {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
