@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/broker/pop"
+	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -186,13 +188,13 @@ func TestBrokerPopBatchAck(t *testing.T) {
 		e.send("PopBa", 0, nil, "m"+strconv.Itoa(i))
 	}
 	e.waitDispatched("PopBa", 0, 4)
-	_, rh, got := e.pop("bg", "PopBa", 0, 32, 300, 0)
+	_, rh, got := e.pop("bg", "PopBa", 0, 32, ackSlack(), 0)
 	if len(got) != 4 {
 		t.Fatalf("popped %d", len(got))
 	}
 	e.expect(e.call(codec.NewRequest(code.BatchAckMessage, nil, nil)), code.NoMessage, "")
 	// bits 0 and 2 of a BitSet over startOffset 0: toByteArray {0x05}.
-	body := `{"acks":[{"b":"BQ==","c":"bg","it":300,"pt":` + strconv.FormatInt(rh.PopTime, 10) +
+	body := `{"acks":[{"b":"BQ==","c":"bg","it":` + strconv.FormatInt(rh.InvisibleTime, 10) + `,"pt":` + strconv.FormatInt(rh.PopTime, 10) +
 		`,"q":0,"r":"0","rq":` + strconv.Itoa(int(rh.ReviveQid)) + `,"so":0,"t":"PopBa"}],"brokerName":"broker-a"}`
 	e.expect(e.call(codec.NewRequest(code.BatchAckMessage, nil, []byte(body))), code.Success, "")
 	seen := map[string]bool{}
@@ -213,5 +215,50 @@ func TestBrokerPopBatchAck(t *testing.T) {
 	}
 	if len(seen) != 2 || !seen["m1"] || !seen["m3"] {
 		t.Fatalf("revived %v, want m1 and m3", seen)
+	}
+}
+
+// TestBrokerPopPollingFull: past maxPopPollingSize held pops an empty pop
+// is answered at once with POLLING_FULL (5.x's 209).
+func TestBrokerPopPollingFull(t *testing.T) {
+	e := newConsumeEnv(t, func(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) { cfg.MaxPopPollingSize = 1 })
+	e.send("PopFull", 0, nil, "x")
+	e.waitDispatched("PopFull", 0, 1)
+	if _, _, got := e.pop("fg", "PopFull", -1, 32, 60_000, 0); len(got) != 1 {
+		t.Fatalf("popped %d", len(got))
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_, _ = e.c.InvokeSync(ctx, e.addr, popReq("fg", "PopFull", -1, 32, 60_000, 10_000))
+	}()
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if n := e.b.PopHeld(); n != 1 {
+			return fmt.Errorf("held %d", n)
+		}
+		return nil
+	})
+	resp, _, _ := e.pop("fg", "PopFull", -1, 32, 60_000, 10_000)
+	e.expect(resp, code.PollingFull, "NO_MESSAGE_IN_QUEUE")
+}
+
+// TestBrokerPopSQL92Filter: a pop with an SQL92 expression hands out only
+// the matching messages; a bad expression is SUBSCRIPTION_PARSE_FAILED.
+func TestBrokerPopSQL92Filter(t *testing.T) {
+	e := newConsumeEnv(t)
+	for i := range 6 {
+		e.send("PopSql", 0, map[string]string{"a": strconv.Itoa(i)}, "m"+strconv.Itoa(i))
+	}
+	e.waitDispatched("PopSql", 0, 6)
+	req := func(exp string) *codec.RemotingCommand {
+		h := &header.PopMessageRequestHeader{ConsumerGroup: "sqlg", Topic: "PopSql", QueueID: 0, MaxMsgNums: 32,
+			InvisibleTime: 60_000, BornTime: time.Now().UnixMilli(), ExpType: "SQL92", Exp: exp}
+		return codec.NewRequest(code.PopMessage, h.ToExtFields(), nil)
+	}
+	e.expect(e.call(req("a >")), code.SubscriptionParseFailed, "parse the consumer's subscription failed")
+	resp := e.call(req("a >= 4"))
+	e.expect(resp, code.Success, "FOUND")
+	if got := bodies(decodeBody(t, resp.Body)); got != "m4,m5" {
+		t.Fatalf("SQL92 pop got %q", got)
 	}
 }

@@ -207,3 +207,11 @@ func (rs *reviveService) ensureRetryTopic(t, group string) {
 		p.b.offsets.CommitOffset("initPopRetryOffset", group, t, 0, 0)
 	}
 }
+
+// PopReviveBuilt reports whether a revive service was built for this
+// broker: on a master (each master term in controller mode), never on a
+// slave.
+func (b *Broker) PopReviveBuilt() bool {
+	p := b.popProc()
+	return p != nil && p.revive.Load() != nil
+}

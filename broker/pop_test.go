@@ -11,10 +11,15 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
 	"github.com/rocketmq-go/rmq/remoting/header"
 )
+
+// ackSlack is an invisible time (ms) long enough for a test's acks to
+// reach the revive log first, even on a loaded machine under -race.
+func ackSlack() int64 { return wait.Scale(750 * time.Millisecond).Milliseconds() }
 
 // fastRevive makes the revive service run every 20 ms.
 func fastRevive(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) { cfg.ReviveInterval = 20 }
@@ -136,6 +141,15 @@ func TestBrokerPopRequestChecks(t *testing.T) {
 	old := popReq("g", "PopChk", 0, 1, 1000, 100)
 	old.ExtFields["bornTime"] = strconv.FormatInt(time.Now().Add(-time.Minute).UnixMilli(), 10)
 	e.expect(e.call(old), code.PollingTimeout, "the broker[127.0.0.1] pop message is timeout too much")
+	// As in 5.x, POP_MESSAGE is not served on the fast (VIP) port; ACK is.
+	fast := &consumeEnv{t: t, b: e.b, c: e.c, addr: e.b.FastAddr().String()}
+	if resp := fast.call(popReq("g", "PopChk", 0, 1, 1000, 0)); resp.Code != code.RequestCodeNotSupported {
+		t.Fatalf("pop on the fast port: %s", code.ResponseName(resp.Code))
+	}
+	ack := &header.AckMessageRequestHeader{ConsumerGroup: "g", Topic: "PopChk", QueueID: 0, ExtraInfo: "0 1 1 0 0 broker-a 0 0", Offset: 5}
+	if resp := fast.call(codec.NewRequest(code.AckMessage, ack.ToExtFields(), nil)); resp.Code != code.NoMessage {
+		t.Fatalf("ack on the fast port: %s", code.ResponseName(resp.Code))
+	}
 }
 
 // TestBrokerPopInvisibleRevivedAckedNot: unacked messages come back through
@@ -147,7 +161,7 @@ func TestBrokerPopInvisibleRevivedAckedNot(t *testing.T) {
 		e.send("PopRv", 0, map[string]string{"TAGS": "T"}, "m"+strconv.Itoa(i))
 	}
 	e.waitDispatched("PopRv", 0, 4)
-	_, _, got := e.pop("rg", "PopRv", 0, 32, 300, 0)
+	_, _, got := e.pop("rg", "PopRv", 0, 32, ackSlack(), 0)
 	if len(got) != 4 {
 		t.Fatalf("popped %d", len(got))
 	}
@@ -210,7 +224,7 @@ func TestBrokerPopChangeInvisibleTime(t *testing.T) {
 	e.send("PopCi", 0, nil, "a")
 	e.send("PopCi", 0, nil, "b")
 	e.waitDispatched("PopCi", 0, 2)
-	_, _, got := e.pop("cg", "PopCi", 0, 32, 300, 0)
+	_, _, got := e.pop("cg", "PopCi", 0, 32, ackSlack(), 0)
 	if len(got) != 2 {
 		t.Fatalf("popped %d", len(got))
 	}

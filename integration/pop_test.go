@@ -138,7 +138,7 @@ func TestPopGoProducerToPopConsumer(t *testing.T) {
 
 	got := map[string]poppedMsg{}
 	testutil.Eventually(t, wait.Scale(10*time.Second), func() error {
-		for _, p := range pc.pop("A", 1000) {
+		for _, p := range pc.pop("A", wait.Scale(time.Second).Milliseconds()) {
 			got[string(p.m.Body)] = p
 		}
 		if len(got) < 8 {
@@ -175,5 +175,16 @@ func TestPopGoProducerToPopConsumer(t *testing.T) {
 	})
 	if fmt.Sprint(back) != "map[a-1:1 a-3:1 a-5:1 a-7:1]" {
 		t.Fatalf("revived %v, want the four unacked with reconsumeTimes 1", back)
+	}
+}
+
+// TestPopReviveOnMasterOnly: the revive service runs on the master of a
+// master/slave pair and not on the slave, which replicates the revive log
+// and the revive progress instead.
+func TestPopReviveOnMasterOnly(t *testing.T) {
+	t.Parallel()
+	e := newHAEnv(t, store.AsyncMaster)
+	if !e.master.PopReviveBuilt() || e.slave.PopReviveBuilt() {
+		t.Fatalf("revive service: master %v slave %v, want master only", e.master.PopReviveBuilt(), e.slave.PopReviveBuilt())
 	}
 }

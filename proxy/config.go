@@ -52,7 +52,8 @@ type Config struct {
 
 	// TLS of the gRPC listener: the tls.* settings of the remoting server
 	// (tls.server.mode disabled|permissive|enforcing, cert and key paths)
-	// are passed by the command (Server.SetTLS); these are 5.x's own keys.
+	// are passed by the command; when both paths below are set they choose
+	// the gRPC port's certificate instead (StartLocal / StartCluster).
 	TLSTestModeEnable bool   `json:"tlsTestModeEnable"`
 	TLSKeyPath        string `json:"tlsKeyPath"`
 	TLSCertPath       string `json:"tlsCertPath"`

@@ -68,6 +68,10 @@ const maxPopBatch = 32
 type consumeBackend interface {
 	// callBroker sends cmd to the master of brokerName; ctx bounds the wait.
 	callBroker(ctx context.Context, brokerName string, cmd *codec.RemotingCommand) (*codec.RemotingCommand, error)
+	// callBrokerLate is callBroker whose answer, when it comes after the
+	// caller left (ctx done), is handed to late instead of being dropped.
+	callBrokerLate(ctx context.Context, brokerName string, cmd *codec.RemotingCommand,
+		late func(*codec.RemotingCommand)) (*codec.RemotingCommand, error)
 	// topicRoute is the name server's route of topic.
 	topicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error)
 	// groupOrderly reports whether group consumes orderly (its

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"sync"
+	"time"
 
 	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
 	"github.com/rocketmq-go/rmq/remoting/body"
@@ -13,6 +14,7 @@ import (
 // every Backend satisfies it.
 type brokerBackend interface {
 	Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error)
+	InvokeAsync(ctx context.Context, addr string, req *codec.RemotingCommand, cb func(*codec.RemotingCommand, error)) error
 	TopicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error)
 	MasterBrokers(ctx context.Context) (map[string]string, error)
 	SubscriptionGroup(ctx context.Context, group string) *body.SubscriptionGroupConfig
@@ -35,12 +37,79 @@ func newConsumeAdapter(be brokerBackend) *consumeAdapter {
 	return &consumeAdapter{be: be, route: be.TopicRoute, masters: map[string]string{}}
 }
 
+// Bounds of a broker call made for a gRPC request.
+const (
+	// brokerCallSlack is how long a broker call may outlive its caller's
+	// deadline before it is given up.
+	brokerCallSlack = 3 * time.Second
+	// brokerCallDefaultTimeout bounds a call whose caller has no deadline.
+	brokerCallDefaultTimeout = 30 * time.Second
+)
+
 func (a *consumeAdapter) callBroker(ctx context.Context, brokerName string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	return a.callBrokerLate(ctx, brokerName, req, nil)
+}
+
+// callBrokerLate sends req asynchronously and waits for the answer or the
+// caller's end. A gRPC client that hangs up cancels ctx; that must not cancel
+// the broker call, because a cancelled synchronous call counts as a timeout
+// and closes the connection every client of this proxy shares. So the call
+// runs on a context detached from the caller's cancellation, bounded by the
+// caller's deadline plus brokerCallSlack; an answer that comes after the
+// caller left goes to late (if not nil), from the remoting callback.
+func (a *consumeAdapter) callBrokerLate(ctx context.Context, brokerName string, req *codec.RemotingCommand,
+	late func(*codec.RemotingCommand)) (*codec.RemotingCommand, error) {
 	addr, err := a.masterOf(ctx, brokerName)
 	if err != nil {
 		return nil, err
 	}
-	return a.be.Invoke(ctx, addr, req)
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(brokerCallDefaultTimeout)
+	}
+	cctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), dl.Add(brokerCallSlack))
+	type answer struct {
+		resp *codec.RemotingCommand
+		err  error
+	}
+	var (
+		mu        sync.Mutex // guards gone and delivered: who takes the answer
+		gone      bool       // the caller stopped waiting: late takes it
+		delivered bool       // the answer is in result for the caller
+		result    = make(chan answer, 1)
+	)
+	cb := func(resp *codec.RemotingCommand, err error) {
+		cancel()
+		mu.Lock()
+		if gone {
+			mu.Unlock()
+			if late != nil && err == nil {
+				late(resp)
+			}
+			return
+		}
+		delivered = true
+		mu.Unlock()
+		result <- answer{resp, err}
+	}
+	if err := a.be.InvokeAsync(cctx, addr, req, cb); err != nil {
+		cancel()
+		return nil, err
+	}
+	select {
+	case r := <-result:
+		return r.resp, r.err
+	case <-ctx.Done():
+		mu.Lock()
+		if delivered { // the answer raced the caller's end: still the caller's
+			mu.Unlock()
+			r := <-result
+			return r.resp, r.err
+		}
+		gone = true
+		mu.Unlock()
+		return nil, ctx.Err()
+	}
 }
 
 func (a *consumeAdapter) masterOf(ctx context.Context, name string) (string, error) {

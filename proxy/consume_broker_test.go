@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,9 @@ type tcpBackend struct {
 func (be *tcpBackend) Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 	return be.rc.InvokeSync(ctx, addr, req)
 }
+func (be *tcpBackend) InvokeAsync(ctx context.Context, addr string, req *codec.RemotingCommand, cb func(*codec.RemotingCommand, error)) error {
+	return be.rc.InvokeAsync(ctx, addr, req, cb)
+}
 func (be *tcpBackend) TopicRoute(ctx context.Context, topic string) (*body.TopicRouteData, error) {
 	return be.adm.TopicRoute(ctx, topic)
 }
@@ -48,13 +52,13 @@ func (be *tcpBackend) SubscriptionGroup(_ context.Context, group string) *body.S
 }
 
 type brokerEnv struct {
-	t  *testing.T
+	t  testing.TB
 	b  *broker.Broker
 	be *tcpBackend
 	c  *consumer
 }
 
-func newBrokerEnv(t *testing.T) *brokerEnv {
+func newBrokerEnv(t testing.TB) *brokerEnv {
 	t.Helper()
 	ns := testutil.StartNamesrv(t)
 	b := testutil.StartBroker(t, ns.Addr().String(), func(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) {
@@ -297,4 +301,56 @@ func TestProxyConsumeBrokerAutoRenew(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// BenchmarkProxyConsumeBrokerPopAck is the remoting baseline of
+// BenchmarkProxyGRPCReceiveAck: the same consume logic (8 consumers, batch
+// 32, 1 KiB, one ack call per batch) calling the broker over TCP directly,
+// without gRPC. Reports msg/s.
+func BenchmarkProxyConsumeBrokerPopAck(b *testing.B) {
+	e := newBrokerEnv(b)
+	e.createTopic("BenchPA", 8)
+	payload := string(make([]byte, 1024))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1); i <= int64(b.N); i = next.Add(1) {
+				e.send("BenchPA", int32(i%8), "", payload)
+			}
+		}()
+	}
+	wg.Wait()
+	b.SetBytes(1024)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	var acked atomic.Int64
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for acked.Load() < int64(b.N) {
+				_, got := e.receive(recvReq("BenchPA", "GBenchPA", time.Minute, 200*time.Millisecond), defaultSet)
+				if len(got) == 0 {
+					continue
+				}
+				req := &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "GBenchPA"}, Topic: &apiv2.Resource{Name: "BenchPA"}}
+				for _, m := range got {
+					req.Entries = append(req.Entries, &apiv2.AckMessageEntry{MessageId: m.GetSystemProperties().GetMessageId(),
+						ReceiptHandle: m.GetSystemProperties().GetReceiptHandle()})
+				}
+				if r := e.c.ackMessage(context.Background(), req); r.GetStatus().GetCode() != apiv2.Code_OK {
+					b.Errorf("ack: %v", r)
+					return
+				}
+				acked.Add(int64(len(got)))
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64(acked.Load())/time.Since(start).Seconds(), "msg/s")
 }

@@ -97,12 +97,35 @@ func (e *env) receiveReq(topic, group string, invisible, poll time.Duration) *ap
 // first, then messages, then a delivery timestamp, then the end.
 func (e *env) receive(t *testing.T, clientID string, req *apiv2.ReceiveMessageRequest) received {
 	t.Helper()
-	start := time.Now()
-	stream, err := e.cli.ReceiveMessage(e.ctx(t, clientID), req)
+	r, err := e.tryReceive(e.ctx(t, clientID), req)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// receiveAsync runs receive on another goroutine; errors are reported
+// with t.Error (FailNow is for the test goroutine only).
+func (e *env) receiveAsync(t *testing.T, clientID string, req *apiv2.ReceiveMessageRequest) <-chan received {
+	ctx := e.ctx(t, clientID)
+	out := make(chan received, 1)
+	go func() {
+		r, err := e.tryReceive(ctx, req)
+		if err != nil {
+			t.Error(err)
+		}
+		out <- r
+	}()
+	return out
+}
+
+func (e *env) tryReceive(ctx context.Context, req *apiv2.ReceiveMessageRequest) (received, error) {
+	start := time.Now()
 	var r received
+	stream, err := e.cli.ReceiveMessage(ctx, req)
+	if err != nil {
+		return r, err
+	}
 	var sawTS bool
 	for {
 		resp, err := stream.Recv()
@@ -110,17 +133,17 @@ func (e *env) receive(t *testing.T, clientID string, req *apiv2.ReceiveMessageRe
 			break
 		}
 		if err != nil {
-			t.Fatalf("receive stream: %v", err)
+			return r, fmt.Errorf("receive stream: %w", err)
 		}
 		switch {
 		case resp.GetStatus() != nil:
 			if r.status != nil || len(r.msgs) > 0 || sawTS {
-				t.Fatalf("status not first in the stream")
+				return r, errors.New("status not first in the stream")
 			}
 			r.status = resp.GetStatus()
 		case resp.GetMessage() != nil:
 			if r.status == nil || sawTS {
-				t.Fatalf("message before the status or after the delivery timestamp")
+				return r, errors.New("message before the status or after the delivery timestamp")
 			}
 			r.msgs = append(r.msgs, resp.GetMessage())
 		case resp.GetDeliveryTimestamp() != nil:
@@ -128,10 +151,10 @@ func (e *env) receive(t *testing.T, clientID string, req *apiv2.ReceiveMessageRe
 		}
 	}
 	if r.status == nil || !sawTS {
-		t.Fatalf("stream without status (%v) or delivery timestamp (%v)", r.status, sawTS)
+		return r, fmt.Errorf("stream without status (%v) or delivery timestamp (%v)", r.status, sawTS)
 	}
 	r.took = time.Since(start)
-	return r
+	return r, nil
 }
 
 // receiveN receives from topic as group until n messages came.
@@ -279,8 +302,7 @@ func TestProxyGRPCLongPollingWakesOnSend(t *testing.T) {
 		if r := e.receive(t, cli, e.receiveReq("RLp", "GLp", time.Second, 200*time.Millisecond)); r.status.GetCode() != apiv2.Code_MESSAGE_NOT_FOUND {
 			t.Fatalf("empty topic: %v", r.status)
 		}
-		done := make(chan received, 1)
-		go func() { done <- e.receive(t, cli, e.receiveReq("RLp", "GLp", 5*time.Second, 8*time.Second)) }()
+		done := e.receiveAsync(t, cli, e.receiveReq("RLp", "GLp", 5*time.Second, 8*time.Second))
 		time.Sleep(500 * time.Millisecond) // let the receive reach the broker and wait
 		sent := time.Now()
 		e.sendN(t, "RLp", "lp", 1)
@@ -485,4 +507,46 @@ func TestProxyGRPCConsumeMalformedRequests(t *testing.T) {
 	if qa, err := e.cli.QueryAssignment(ctx, &apiv2.QueryAssignmentRequest{}); err != nil || qa.GetStatus().GetCode() != apiv2.Code_ILLEGAL_TOPIC {
 		t.Errorf("empty assignment query: %v %v", qa, err)
 	}
+}
+
+// TestProxyGRPCClientVanishingMidPollSparesOthers: a client that hangs up
+// while its receive is long-polling must not disturb other clients' calls
+// on the shared broker connection (a cancelled synchronous broker call
+// closed it), and what its pop finds late is given back at once rather than
+// after its invisible time.
+func TestProxyGRPCClientVanishingMidPollSparesOthers(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		e := startConsumeEnv(t, mode)
+		e.createTopic(t, "RGone", 1)
+		for _, g := range []string{"GStay", "GGone"} { // position both groups, so the next pops wait
+			if r := e.receive(t, newClientID(), e.receiveReq("RGone", g, time.Second, 100*time.Millisecond)); r.status.GetCode() != apiv2.Code_MESSAGE_NOT_FOUND {
+				t.Fatalf("%s: %v", g, r.status)
+			}
+		}
+		stay := e.receiveAsync(t, newClientID(), e.receiveReq("RGone", "GStay", 30*time.Second, 6*time.Second))
+		goneCtx, hangUp := context.WithCancel(e.ctx(t, newClientID()))
+		stream, err := e.cli.ReceiveMessage(goneCtx, e.receiveReq("RGone", "GGone", 30*time.Second, 6*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.Eventually(t, 5*time.Second, func() error {
+			if n := e.b.PopHeld(); n != 2 {
+				return fmt.Errorf("%d pops held, want 2", n)
+			}
+			return nil
+		})
+		hangUp()
+		_, _ = stream.Recv()
+		e.sendN(t, "RGone", "g", 1)
+		r := <-stay
+		if r.status.GetCode() != apiv2.Code_OK || len(r.msgs) != 1 {
+			t.Fatalf("the other client's receive: %v %v", r.status, r.msgs)
+		}
+		// GGone's held pop took the message after its client left: it is
+		// given back within about a second, not after 30 s.
+		got := e.receiveN(t, newClientID(), "RGone", "GGone", 1, 30*time.Second)
+		if string(got[0].GetBody()) != "g0" {
+			t.Fatalf("GGone got %q", got[0].GetBody())
+		}
+	})
 }

@@ -36,6 +36,11 @@ func (f *fakeBrokers) callBroker(_ context.Context, brokerName string, req *code
 	return f.answer(brokerName, req), nil
 }
 
+func (f *fakeBrokers) callBrokerLate(ctx context.Context, brokerName string, req *codec.RemotingCommand,
+	_ func(*codec.RemotingCommand)) (*codec.RemotingCommand, error) {
+	return f.callBroker(ctx, brokerName, req)
+}
+
 func (f *fakeBrokers) topicRoute(context.Context, string) (*body.TopicRouteData, error) {
 	return f.route, nil
 }

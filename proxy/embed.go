@@ -41,7 +41,7 @@ func StartCluster(cfg *Config, cliCfg *remoting.NettyClientConfig, tlsCfg *remot
 func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger) (*Running, error) {
 	srv, err := New(cfg, be, lg)
 	if err == nil {
-		srv.SetTLS(tlsCfg)
+		srv.SetTLS(proxyTLS(cfg, tlsCfg))
 		err = srv.Start()
 	}
 	if err != nil {
@@ -54,4 +54,22 @@ func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger) 
 // Shutdown stops the server, then the backend's connections.
 func (r *Running) Shutdown(ctx context.Context) error {
 	return errors.Join(r.Server.Shutdown(ctx), r.backend.Close(ctx))
+}
+
+// proxyTLS applies rmq-proxy.json's tlsCertPath / tlsKeyPath /
+// tlsTestModeEnable over the tls.* settings: with both paths set the gRPC
+// port serves that certificate (test mode as the file says); otherwise the
+// tls.* settings apply unchanged.
+func proxyTLS(cfg *Config, tc *remoting.TLSConfig) *remoting.TLSConfig {
+	if cfg.TLSCertPath == "" || cfg.TLSKeyPath == "" {
+		return tc
+	}
+	out := remoting.NewTLSConfig()
+	if tc != nil {
+		c := *tc
+		out = &c
+	}
+	out.ServerCertPath, out.ServerKeyPath = cfg.TLSCertPath, cfg.TLSKeyPath
+	out.TestModeEnable = cfg.TLSTestModeEnable
+	return out
 }

@@ -127,6 +127,9 @@ func (h *brokerHeartbeat) beat() {
 	for _, c := range hd.ConsumerDataSet {
 		consumers = append(consumers, c.GroupName)
 	}
+	if len(producers)+len(consumers)+len(h.lastProducers)+len(h.lastConsumers) == 0 {
+		return // no gRPC client, nothing to register or withdraw
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*brokerCallTimeout)
 	defer cancel()
 	masters, err := h.svc.be.MasterBrokers(ctx)

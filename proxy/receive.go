@@ -110,38 +110,14 @@ func (c *consumer) receive(ctx context.Context, req *apiv2.ReceiveMessageRequest
 // result; it returns the status frame and the messages to deliver.
 func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, set consumerSettings,
 	clientVersion string) (*apiv2.Status, []*message.MessageExt) {
-	poll, err := c.pollingTime(ctx, req, set, clientVersion)
+	h, err := c.popRequest(ctx, req, set, clientVersion)
 	if err != nil {
 		return statusOf(err), nil
 	}
-	topic, group := req.GetMessageQueue().GetTopic().GetName(), req.GetGroup().GetName()
-	if err := validateTopicAndGroup(topic, group); err != nil {
-		return statusOf(err), nil
-	}
-	invisible, err := c.invisibleTime(req)
-	if err != nil {
-		return statusOf(err), nil
-	}
-	expType, exp := filterExpressionOf(req.GetFilterExpression())
-	if expType == filter.ExpressionTypeSQL92 {
-		if _, err := filter.CompileSQL92(exp); err != nil {
-			return statusOf(errStatus(apiv2.Code_ILLEGAL_FILTER_EXPRESSION, err.Error())), nil
-		}
-	}
-	brokerName, err := c.readBroker(ctx, topic, req.GetMessageQueue().GetBroker().GetName())
-	if err != nil {
-		return statusOf(err), nil
-	}
-	batch := req.GetBatchSize()
-	if batch <= 0 || batch > maxPopBatch {
-		batch = maxPopBatch
-	}
-	h := &header.PopMessageRequestHeader{
-		ConsumerGroup: group, Topic: topic, QueueID: -1, MaxMsgNums: batch,
-		InvisibleTime: invisible, PollTime: poll.Milliseconds(), BornTime: c.now().UnixMilli(),
-		InitMode: 1, ExpType: expType, Exp: exp, Order: set.fifo, AttemptID: req.GetAttemptId(), Bname: brokerName,
-	}
-	resp, err := c.backend.callBroker(ctx, brokerName, codec.NewRequest(code.PopMessage, h.ToExtFields(), nil))
+	topic, group, brokerName := h.Topic, h.ConsumerGroup, h.Bname
+	exp, expType := h.Exp, h.ExpType
+	resp, err := c.backend.callBrokerLate(ctx, brokerName, codec.NewRequest(code.PopMessage, h.ToExtFields(), nil),
+		func(late *codec.RemotingCommand) { c.nackLate(late, group, topic, brokerName, h.Order) })
 	if err != nil {
 		return statusOf(err), nil
 	}
@@ -158,7 +134,7 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 	if err != nil {
 		return statusOf(err), nil
 	}
-	msgs = c.screen(ctx, msgs, group, topic, exp, expType, set)
+	msgs = c.screen(msgs, group, topic, exp, expType, set)
 	if len(msgs) == 0 {
 		return &apiv2.Status{Code: apiv2.Code_MESSAGE_NOT_FOUND, Message: "no match message"}, nil
 	}
@@ -166,6 +142,43 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 		c.renew.hold(set.clientID, group, topic, msgs)
 	}
 	return okStatus(), msgs
+}
+
+// popRequest checks a ReceiveMessage as 5.x does (polling time, names,
+// invisible time, filter) and builds its POP_MESSAGE header.
+func (c *consumer) popRequest(ctx context.Context, req *apiv2.ReceiveMessageRequest, set consumerSettings,
+	clientVersion string) (*header.PopMessageRequestHeader, error) {
+	poll, err := c.pollingTime(ctx, req, set, clientVersion)
+	if err != nil {
+		return nil, err
+	}
+	topic, group := req.GetMessageQueue().GetTopic().GetName(), req.GetGroup().GetName()
+	if err := validateTopicAndGroup(topic, group); err != nil {
+		return nil, err
+	}
+	invisible, err := c.invisibleTime(req)
+	if err != nil {
+		return nil, err
+	}
+	expType, exp := filterExpressionOf(req.GetFilterExpression())
+	if expType == filter.ExpressionTypeSQL92 {
+		if _, err := filter.CompileSQL92(exp); err != nil {
+			return nil, errStatus(apiv2.Code_ILLEGAL_FILTER_EXPRESSION, err.Error())
+		}
+	}
+	brokerName, err := c.readBroker(ctx, topic, req.GetMessageQueue().GetBroker().GetName())
+	if err != nil {
+		return nil, err
+	}
+	batch := req.GetBatchSize()
+	if batch <= 0 || batch > maxPopBatch {
+		batch = maxPopBatch
+	}
+	return &header.PopMessageRequestHeader{
+		ConsumerGroup: group, Topic: topic, QueueID: -1, MaxMsgNums: batch,
+		InvisibleTime: invisible, PollTime: poll.Milliseconds(), BornTime: c.now().UnixMilli(),
+		InitMode: 1, ExpType: expType, Exp: exp, Order: set.fifo, AttemptID: req.GetAttemptId(), Bname: brokerName,
+	}, nil
 }
 
 // decodePopped decodes a successful POP answer and gives each message its
@@ -186,7 +199,7 @@ func (c *consumer) decodePopped(resp *codec.RemotingCommand, topic, brokerName s
 // screen drops, as 5.x's PopMessageResultFilterImpl does, messages whose tag
 // the subscription does not take (acked) and messages past the client's
 // max attempts (forwarded to the DLQ); the rest are delivered.
-func (c *consumer) screen(ctx context.Context, msgs []*message.MessageExt, group, topic, exp, expType string,
+func (c *consumer) screen(msgs []*message.MessageExt, group, topic, exp, expType string,
 	set consumerSettings) []*message.MessageExt {
 	var tags filter.TagSubscription
 	if expType == filter.ExpressionTypeTag {
@@ -232,9 +245,25 @@ func (c *consumer) readBroker(ctx context.Context, topic, named string) (string,
 	return readable[int(c.rr.Add(1)%uint32(len(readable)))], nil
 }
 
+// nackLate gives back what a pop found after its client left: those
+// messages would otherwise stay invisible for the whole invisible time.
+func (c *consumer) nackLate(resp *codec.RemotingCommand, group, topic, brokerName string, order bool) {
+	if resp.Code != code.Success {
+		return
+	}
+	msgs, err := c.decodePopped(resp, topic, brokerName, order)
+	if err != nil {
+		return
+	}
+	c.nackMessages(group, topic, msgs)
+}
+
 // nack makes messages the client never got visible again after a second.
 func (c *consumer) nack(req *apiv2.ReceiveMessageRequest, msgs []*message.MessageExt) {
-	group, topic := req.GetGroup().GetName(), req.GetMessageQueue().GetTopic().GetName()
+	c.nackMessages(req.GetGroup().GetName(), req.GetMessageQueue().GetTopic().GetName(), msgs)
+}
+
+func (c *consumer) nackMessages(group, topic string, msgs []*message.MessageExt) {
 	for _, m := range msgs {
 		h, err := ParseReceiptHandle(m.Properties[propPopCK])
 		if err != nil {

@@ -118,30 +118,40 @@ func (svc *service) buildMessage(ci callInfo, m *apiv2.Message, producerGroup st
 	if cfg.MaxMessageSize > 0 && len(om.body) > cfg.MaxMessageSize {
 		return om, errorf(apiv2.Code_MESSAGE_BODY_TOO_LARGE, "message body cannot exceed the max %d", cfg.MaxMessageSize)
 	}
-	user := m.GetUserProperties()
+	sp := m.GetSystemProperties()
+	if sp == nil {
+		sp = &apiv2.SystemProperties{} // no id: refused below with ILLEGAL_MESSAGE_ID
+	}
+	props, err := userProperties(cfg, m.GetUserProperties(), sp)
+	if err != nil {
+		return om, err
+	}
+	om.props = props
+	return om, svc.addSystemProperties(ci, &om, sp, producerGroup)
+}
+
+// userProperties checks the user properties, tag and keys and counts them
+// against maxUserPropertySize, as 5.x does.
+func userProperties(cfg *Config, user map[string]string, sp *apiv2.SystemProperties) (map[string]string, error) {
 	if len(user) > cfg.UserPropertyMaxNum {
-		return om, errorf(apiv2.Code_MESSAGE_PROPERTIES_TOO_LARGE, "too many user properties, max is %d", cfg.UserPropertyMaxNum)
+		return nil, errorf(apiv2.Code_MESSAGE_PROPERTIES_TOO_LARGE, "too many user properties, max is %d", cfg.UserPropertyMaxNum)
 	}
 	props := make(map[string]string, len(user)+8)
 	size := 0
 	for k, v := range user {
 		switch {
 		case systemProperties[k]:
-			return om, errorf(apiv2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "property is used by system: %s", k)
+			return nil, errorf(apiv2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "property is used by system: %s", k)
 		case hasControl(k):
-			return om, errorf(apiv2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "the key of property cannot contain control character")
+			return nil, errorf(apiv2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "the key of property cannot contain control character")
 		case hasControl(v):
-			return om, errorf(apiv2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "the value of property cannot contain control character")
+			return nil, errorf(apiv2.Code_ILLEGAL_MESSAGE_PROPERTY_KEY, "the value of property cannot contain control character")
 		}
 		size += len(k) + len(v)
 		props[k] = v
 	}
-	sp := m.GetSystemProperties()
-	if sp == nil {
-		sp = &apiv2.SystemProperties{} // no id: refused below with ILLEGAL_MESSAGE_ID
-	}
 	if err := validateTag(sp.GetTag()); err != nil {
-		return om, err
+		return nil, err
 	}
 	if sp.Tag != nil {
 		props[message.PropertyTags] = sp.GetTag()
@@ -149,10 +159,10 @@ func (svc *service) buildMessage(ci callInfo, m *apiv2.Message, producerGroup st
 	size += len(sp.GetTag())
 	for _, k := range sp.GetKeys() {
 		if k != "" && strings.TrimSpace(k) == "" {
-			return om, errorf(apiv2.Code_ILLEGAL_MESSAGE_KEY, "key cannot be the char sequence of whitespace")
+			return nil, errorf(apiv2.Code_ILLEGAL_MESSAGE_KEY, "key cannot be the char sequence of whitespace")
 		}
 		if hasControl(k) {
-			return om, errorf(apiv2.Code_ILLEGAL_MESSAGE_KEY, "key cannot contain control character")
+			return nil, errorf(apiv2.Code_ILLEGAL_MESSAGE_KEY, "key cannot contain control character")
 		}
 		size += len(k)
 	}
@@ -160,11 +170,18 @@ func (svc *service) buildMessage(ci callInfo, m *apiv2.Message, producerGroup st
 		props[message.PropertyKeys] = strings.Join(sp.GetKeys(), keySeparator)
 	}
 	if size > cfg.MaxUserPropertySize {
-		return om, errorf(apiv2.Code_MESSAGE_PROPERTIES_TOO_LARGE, "the total size of user property is too large, max is %d", cfg.MaxUserPropertySize)
+		return nil, errorf(apiv2.Code_MESSAGE_PROPERTIES_TOO_LARGE, "the total size of user property is too large, max is %d", cfg.MaxUserPropertySize)
 	}
+	return props, nil
+}
+
+// addSystemProperties adds the id, transaction, timer, group, trace and born
+// properties to om.
+func (svc *service) addSystemProperties(ci callInfo, om *outMessage, sp *apiv2.SystemProperties, producerGroup string) error {
+	cfg, props := svc.cfg, om.props
 	om.id = sp.GetMessageId()
 	if strings.TrimSpace(om.id) == "" {
-		return om, errorf(apiv2.Code_ILLEGAL_MESSAGE_ID, "message id cannot be empty")
+		return errorf(apiv2.Code_ILLEGAL_MESSAGE_ID, "message id cannot be empty")
 	}
 	props[message.PropertyUniqClientMessageIDKeyidx] = om.id
 	if sp.GetMessageType() == apiv2.MessageType_TRANSACTION {
@@ -174,7 +191,7 @@ func (svc *service) buildMessage(ci callInfo, m *apiv2.Message, producerGroup st
 		if d := sp.GetOrphanedTransactionRecoveryDuration(); d != nil {
 			sec := d.GetSeconds()
 			if cfg.MaxTransactionRecoverySecond > 0 && sec > cfg.MaxTransactionRecoverySecond {
-				return om, errorf(apiv2.Code_BAD_REQUEST, "the max transaction recovery time of message is too large, max is %d", cfg.MaxTransactionRecoverySecond)
+				return errorf(apiv2.Code_BAD_REQUEST, "the max transaction recovery time of message is too large, max is %d", cfg.MaxTransactionRecoverySecond)
 			}
 			props[message.PropertyCheckImmunityTimeInSeconds] = strconv.FormatInt(sec, 10)
 		}
@@ -185,7 +202,7 @@ func (svc *service) buildMessage(ci callInfo, m *apiv2.Message, producerGroup st
 	if sp.DeliveryTimestamp != nil {
 		at := sp.GetDeliveryTimestamp().AsTime().UnixMilli()
 		if cfg.MaxDelayTimeMills > 0 && at-time.Now().UnixMilli() > cfg.MaxDelayTimeMills {
-			return om, errorf(apiv2.Code_ILLEGAL_DELIVERY_TIME, "the max delay time of message is too large, max is %d", cfg.MaxDelayTimeMills)
+			return errorf(apiv2.Code_ILLEGAL_DELIVERY_TIME, "the max delay time of message is too large, max is %d", cfg.MaxDelayTimeMills)
 		}
 		props[propTimerDeliverMs] = strconv.FormatInt(at, 10)
 	}
@@ -194,7 +211,7 @@ func (svc *service) buildMessage(ci callInfo, m *apiv2.Message, producerGroup st
 	props[message.PropertyProducerGroup] = producerGroup
 	if g := sp.GetMessageGroup(); g != "" {
 		if err := validateMessageGroup(g, cfg.MaxMessageGroupSize); err != nil {
-			return om, err
+			return err
 		}
 		props[message.PropertyShardingKey] = g
 	}
@@ -212,8 +229,7 @@ func (svc *service) buildMessage(ci callInfo, m *apiv2.Message, producerGroup st
 		om.born = bt.AsTime().UnixMilli()
 		props[propBornTimestamp] = strconv.FormatInt(om.born, 10)
 	}
-	om.props = props
-	return om, nil
+	return nil
 }
 
 func validateMessageGroup(g string, maxSize int) error {

@@ -3,6 +3,10 @@ package proxy_test
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/pem"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -79,4 +83,52 @@ func reachable(t *testing.T, addr string, creds credentials.TransportCredentials
 	ctx = metadata.AppendToOutgoingContext(ctx, proxy.MetaClientID, "tls-test")
 	resp, err := apiv2.NewMessagingServiceClient(conn).QueryRoute(ctx, &apiv2.QueryRouteRequest{Topic: &apiv2.Resource{Name: "NoSuchTopic"}})
 	return err == nil && resp.GetStatus().GetCode() == apiv2.Code_TOPIC_NOT_FOUND
+}
+
+// TestProxyTLSCertFromProxyConfig: rmq-proxy.json's tlsCertPath/tlsKeyPath
+// (with tlsTestModeEnable false) make the gRPC port serve that certificate,
+// which a client trusting only it verifies.
+func TestProxyTLSCertFromProxyConfig(t *testing.T) {
+	ns := testutil.StartNamesrv(t)
+	cert, err := remoting.SelfSignedCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPath, keyPath := filepath.Join(dir, "proxy.crt"), filepath.Join(dir, "proxy.key")
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := proxy.NewConfig()
+	cfg.GRPCServerHost, cfg.GRPCServerPort = "127.0.0.1", 0
+	cfg.NamesrvAddr = ns.Addr().String()
+	cfg.TLSCertPath, cfg.TLSKeyPath, cfg.TLSTestModeEnable = certPath, keyPath, false
+	tc := remoting.NewTLSConfig()
+	tc.ServerMode = "enforcing"
+	px, err := proxy.StartCluster(cfg, nil, tc, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = px.Shutdown(ctx)
+	})
+	leaf, err := x509.ParseCertificate(cert.Certificate[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(leaf)
+	creds := credentials.NewTLS(&tls.Config{RootCAs: roots, ServerName: "localhost"})
+	if !reachable(t, px.Server.Addr().String(), creds) {
+		t.Fatal("a client trusting the configured certificate was not served")
+	}
 }

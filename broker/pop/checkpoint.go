@@ -7,6 +7,8 @@ package pop
 // the checkpoint's derived getter reviveTime.
 
 import (
+	"cmp"
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -110,4 +112,62 @@ func (c *Checkpoint) key() ckKey {
 
 func (a *AckMsg) key() ckKey {
 	return ckKey{a.Topic, a.ConsumerGroup, a.BrokerName, a.QueueID, a.StartOffset, a.PopTime}
+}
+
+// UnmarshalJSON also reads the long names a fastjson writer may produce
+// for the getter getCId ("cId"), so a revive log written by a 5.x broker
+// pairs too.
+func (c *Checkpoint) UnmarshalJSON(b []byte) error {
+	type plain Checkpoint
+	var v struct {
+		plain
+		CIDLong string `json:"cid"` // matches "cId" and "cid" (case-insensitive)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*c = Checkpoint(v.plain)
+	if c.CID == "" {
+		c.CID = v.CIDLong
+	}
+	return nil
+}
+
+// UnmarshalJSON also reads AckMsg's alternateNames (the long field names).
+func (a *AckMsg) UnmarshalJSON(b []byte) error {
+	type plain AckMsg
+	var v struct {
+		plain
+		AckOffsetL     *int64  `json:"ackOffset"`
+		AckOffsetListL []int64 `json:"ackOffsetList"`
+		BrokerNameL    string  `json:"brokerName"`
+		ConsumerGroupL string  `json:"consumerGroup"`
+		PopTimeL       *int64  `json:"popTime"`
+		QueueIDL       *int32  `json:"queueId"`
+		StartOffsetL   *int64  `json:"startOffset"`
+		TopicL         string  `json:"topic"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*a = AckMsg(v.plain)
+	if v.AckOffsetL != nil {
+		a.AckOffset = *v.AckOffsetL
+	}
+	if len(v.AckOffsetListL) > 0 {
+		a.AckOffsetList = v.AckOffsetListL
+	}
+	a.BrokerName = cmp.Or(a.BrokerName, v.BrokerNameL)
+	a.ConsumerGroup = cmp.Or(a.ConsumerGroup, v.ConsumerGroupL)
+	a.Topic = cmp.Or(a.Topic, v.TopicL)
+	if v.PopTimeL != nil {
+		a.PopTime = *v.PopTimeL
+	}
+	if v.QueueIDL != nil {
+		a.QueueID = *v.QueueIDL
+	}
+	if v.StartOffsetL != nil {
+		a.StartOffset = *v.StartOffsetL
+	}
+	return nil
 }

@@ -64,3 +64,20 @@ func FuzzReviveFeed(f *testing.F) {
 		}
 	})
 }
+
+// TestPopRevivePairsLongNames: a checkpoint with "cId" and an ack with
+// AckMsg's alternateNames (long names) pair as the short forms do.
+func TestPopRevivePairsLongNames(t *testing.T) {
+	q := NewReviveQueue(0, 0)
+	q.Feed(0, CkTag, []byte(`{"bm":0,"bn":"b","cId":"g","d":[0],"it":1,"n":1,"pt":5,"q":2,"reviveTime":6,"ro":0,"so":7,"t":"T"}`))
+	q.Feed(1, AckTag, []byte(`{"ackOffset":7,"brokerName":"b","consumerGroup":"g","popTime":5,"queueId":2,"startOffset":7,"topic":"T"}`))
+	if q.Pending() != 0 {
+		t.Fatalf("long-name ack did not settle the checkpoint: %d pending", q.Pending())
+	}
+	// Our own records round-trip.
+	ck := Checkpoint{CID: "g", Topic: "T", QueueOffsetDiff: []int32{0, 2}, StartOffset: 3}
+	var back Checkpoint
+	if err := json.Unmarshal(mustJSON(t, ck), &back); err != nil || back.CID != "g" || len(back.QueueOffsetDiff) != 2 {
+		t.Fatalf("round trip %+v %v", back, err)
+	}
+}
