@@ -1,9 +1,10 @@
 package broker
 
-// QUERY_ASSIGNMENT (400) and SET_MESSAGE_REQUEST_MODE (401): mirror 5.x
-// QueryAssignmentProcessor. SET_MESSAGE_REQUEST_MODE records, per topic and
-// group, whether clients pull or pop (config/messageRequestMode.json);
-// QUERY_ASSIGNMENT answers a client's share of the topic's queues, found
+// QUERY_ASSIGNMENT (400), SET_MESSAGE_REQUEST_MODE (401) and
+// GET_ALL_MESSAGE_REQUEST_MODE (402): mirror 5.x QueryAssignmentProcessor
+// and AdminBrokerProcessor.getAllMessageRequestMode.
+// SET_MESSAGE_REQUEST_MODE records, per topic and group, whether clients
+// pull or pop (config/messageRequestMode.json); QUERY_ASSIGNMENT answers a client's share of the topic's queues, found
 // through the name server's route as 5.x's TopicRouteInfoManager does (a
 // broker without a name server uses its own topic config): for a POP group
 // every broker's queues as queue id -1 (popShareQueueNum <= 0), for PULL the
@@ -51,6 +52,16 @@ func registerQueryAssignment(b *Broker) {
 	}
 	b.registerProcessor(code.QueryAssignment, remoting.ProcessorFunc(a.queryAssignment), b.Pools.ConsumerManage, true)
 	b.registerProcessor(code.SetMessageRequestMode, remoting.ProcessorFunc(a.setMessageRequestMode), b.Pools.ConsumerManage, true)
+	b.registerProcessor(code.GetAllMessageRequestMode, remoting.ProcessorFunc(a.getAllMessageRequestMode), b.Pools.Admin, true)
+}
+
+// getAllMessageRequestMode is GET_ALL_MESSAGE_REQUEST_MODE (402, 5.x
+// AdminBrokerProcessor): the messageRequestMode.json content, which 5.x
+// slaves fetch from their master.
+func (a *assignmentProcessor) getAllMessageRequestMode(*remoting.Context, *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	resp := codec.NewResponse(code.Success, "")
+	resp.Body = a.modes.Encode()
+	return resp, nil
 }
 
 func (a *assignmentProcessor) path() string {

@@ -79,6 +79,10 @@ func TestBrokerQueryAssignmentPullAndPop(t *testing.T) {
 	if resp := set("QaT"); resp.Code != code.Success {
 		t.Fatalf("set POP: %s %q", code.ResponseName(resp.Code), resp.Remark)
 	}
+	all := c1.call(codec.NewRequest(code.GetAllMessageRequestMode, nil, nil))
+	if all.Code != code.Success || string(all.Body) != `{"messageRequestModeMap":{"QaT":{"qg":{"consumerGroup":"qg","mode":"POP","popShareQueueNum":0,"topic":"QaT"}}}}` {
+		t.Fatalf("GET_ALL_MESSAGE_REQUEST_MODE: %s %s", code.ResponseName(all.Code), all.Body)
+	}
 	data, err := os.ReadFile(filepath.Join(scfg.StorePathRootDir, "config", "messageRequestMode.json"))
 	if err != nil || !strings.Contains(string(data), `"mode":"POP"`) {
 		t.Fatalf("messageRequestMode.json: %s %v", data, err)
