@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"time"
 
@@ -133,10 +134,42 @@ type strAddr string
 func (a strAddr) Network() string { return "pipe" }
 func (a strAddr) String() string  { return string(a) }
 
-// dialLocal connects the local broker through a pipe; other addresses
-// (nil, nil) are dialled over TCP.
+// clientChannelSep separates a broker address from a gRPC client id in the
+// address of that client's own channel to its broker (local mode).
+const clientChannelSep = "#"
+
+// perClientBackend is implemented by backends that give each gRPC client
+// its own channel to a broker, so that the broker registers and addresses
+// each client under its own id (5.x's local mode).
+type perClientBackend interface {
+	// ClientChannelAddr is the address of clientID's own channel to the
+	// broker at brokerAddr; "" when the backend has none.
+	ClientChannelAddr(brokerAddr, clientID string) string
+	// CloseClientChannel closes such a channel; the broker then drops the
+	// client's registrations.
+	CloseClientChannel(addr string)
+}
+
+func (be *remotingBackend) ClientChannelAddr(brokerAddr, clientID string) string {
+	if be.local == nil || !be.isLocal(brokerAddr) {
+		return ""
+	}
+	return brokerAddr + clientChannelSep + clientID
+}
+
+func (be *remotingBackend) CloseClientChannel(addr string) { be.rc.CloseChannel(addr) }
+
+// splitClientChannel splits a ClientChannelAddr into broker address and
+// client id ("" for a shared channel).
+func splitClientChannel(addr string) (brokerAddr, clientID string) {
+	b, id, _ := strings.Cut(addr, clientChannelSep)
+	return b, id
+}
+
+// dialLocal connects the local broker through a pipe (also for a client's
+// own channel); other addresses (nil, nil) are dialled over TCP.
 func (be *remotingBackend) dialLocal(_ context.Context, addr string) (net.Conn, error) {
-	if !be.isLocal(addr) {
+	if b, _ := splitClientChannel(addr); !be.isLocal(b) {
 		return nil, nil
 	}
 	cli, srv := net.Pipe()
@@ -155,9 +188,28 @@ func (be *remotingBackend) isLocal(addr string) bool {
 	return a != nil && a.String() == addr
 }
 
+// Invoke waits for the broker until ctx ends. ctx is usually a gRPC
+// client's: its deadline or hang-up ends this call only, never the
+// connection every client shares (a remoting deadline would close it, as
+// Java's clientCloseSocketIfTimeout); only the proxy's own bound, for a
+// ctx without deadline, counts as a broker timeout.
 func (be *remotingBackend) Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
-	return be.rc.InvokeSync(ctx, addr, req)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, brokerCallBound)
+		defer cancel()
+		return be.rc.InvokeSync(ctx, addr, req)
+	}
+	call, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	return be.rc.InvokeSync(call, addr, req)
 }
+
+// brokerCallBound is how long Invoke waits for a broker when its caller
+// set no deadline.
+const brokerCallBound = 30 * time.Second
 
 func (be *remotingBackend) InvokeAsync(ctx context.Context, addr string, req *codec.RemotingCommand, cb func(*codec.RemotingCommand, error)) error {
 	return be.rc.InvokeAsync(ctx, addr, req, cb)

@@ -35,6 +35,7 @@ type env struct {
 	cli    apiv2.MessagingServiceClient
 	mode   string
 	logs   *observer.ObservedLogs // the proxy's log entries
+	be     proxy.Backend
 }
 
 // modes runs f once per proxy mode.
@@ -73,6 +74,7 @@ func startEnvB(t testing.TB, mode string, bopts []testutil.BrokerOption, opts ..
 	if err != nil {
 		t.Fatalf("backend: %v", err)
 	}
+	e.be = be
 	cfg := proxy.NewConfig()
 	cfg.GRPCServerHost, cfg.GRPCServerPort = "127.0.0.1", 0
 	cfg.ProxyMode = mode

@@ -37,6 +37,7 @@ type brokerHeartbeat struct {
 	// loop goroutine only
 	lastProducers []string
 	lastConsumers []string
+	clientChans   map[string]string // client id → its own channel (per-client mode)
 }
 
 func newBrokerHeartbeat(svc *service) *brokerHeartbeat {
@@ -61,12 +62,12 @@ func (h *brokerHeartbeat) run() {
 	}
 }
 
-// data builds the heartbeat of every registered client.
-func (h *brokerHeartbeat) data() *body.HeartbeatData {
-	hd := &body.HeartbeatData{ClientID: h.clientID}
+// data builds the heartbeat of clients under clientID.
+func (h *brokerHeartbeat) data(clientID string, clients []*clientSession) *body.HeartbeatData {
+	hd := &body.HeartbeatData{ClientID: clientID}
 	producers := map[string]bool{}
 	consumers := map[string]*body.ConsumerData{}
-	for _, c := range h.svc.clients.snapshot() {
+	for _, c := range clients {
 		st := c.Settings()
 		switch st.GetClientType() {
 		case apiv2.ClientType_PRODUCER:
@@ -116,10 +117,64 @@ func consumeTypeOf(t apiv2.ClientType) string {
 	return body.ConsumeActively
 }
 
-// beat sends the heartbeat to every master, then unregisters the groups
-// that are gone since the last beat.
+// beat registers the clients with the brokers: each client over its own
+// channel under its own id where the backend offers that (local mode, as
+// 5.x's local proxy registers each gRPC client), otherwise all of them
+// under the proxy's id.
 func (h *brokerHeartbeat) beat() {
-	hd := h.data()
+	if pc, ok := h.svc.be.(perClientBackend); ok && h.beatPerClient(pc) {
+		return
+	}
+	h.beatShared()
+}
+
+// beatPerClient heartbeats every client with settings over its own channel
+// and closes the channels of clients that are gone (the broker then drops
+// their registrations); false when the backend has no per-client channels.
+func (h *brokerHeartbeat) beatPerClient(pc perClientBackend) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*brokerCallTimeout)
+	defer cancel()
+	masters, err := h.svc.be.MasterBrokers(ctx)
+	if err != nil || len(masters) != 1 {
+		return false
+	}
+	var name, addr string
+	for n, a := range masters {
+		name, addr = n, a
+	}
+	if pc.ClientChannelAddr(addr, "probe") == "" {
+		return false
+	}
+	seen := map[string]string{}
+	for _, c := range h.svc.clients.snapshot() {
+		if c.Settings() == nil {
+			continue
+		}
+		hd := h.data(c.id, []*clientSession{c})
+		if len(hd.ProducerDataSet)+len(hd.ConsumerDataSet) == 0 {
+			continue
+		}
+		chAddr := pc.ClientChannelAddr(addr, c.id)
+		seen[c.id] = chAddr
+		req := codec.NewRequest(code.HeartBeat, nil, hd.Encode())
+		if lc, ok := code.ParseLanguage(c.info.remotingLanguage()); ok {
+			req.Language = lc
+		}
+		h.send(chAddr, name, req)
+	}
+	for id, chAddr := range h.clientChans {
+		if _, ok := seen[id]; !ok {
+			pc.CloseClientChannel(chAddr)
+		}
+	}
+	h.clientChans = seen
+	return true
+}
+
+// beatShared sends one heartbeat with every client's groups to every
+// master, then unregisters the groups that are gone since the last beat.
+func (h *brokerHeartbeat) beatShared() {
+	hd := h.data(h.clientID, h.svc.clients.snapshot())
 	var producers, consumers []string
 	for _, p := range hd.ProducerDataSet {
 		producers = append(producers, p.GroupName)

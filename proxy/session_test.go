@@ -190,3 +190,39 @@ func TestProxyConsumerIdsChangedHandled(t *testing.T) {
 		}
 	})
 }
+
+// TestProxyLocalModeRegistersEachClient: in local mode each gRPC client is
+// registered at the broker under its own client id (as 5.x's local proxy
+// does), so admin tools list and address them; a terminated client leaves
+// the list.
+func TestProxyLocalModeRegistersEachClient(t *testing.T) {
+	e := startEnv(t, "local")
+	e.createTopic(t, "EachTopic", 1)
+	a, b := newClientID(), newClientID()
+	e.telemetry(t, a, consumerSettings("EachGroup", "EachTopic"))
+	e.telemetry(t, b, consumerSettings("EachGroup", "EachTopic"))
+	ids := func() map[string]bool {
+		out := map[string]bool{}
+		if g := e.b.Consumers().GetConsumerGroupInfo("EachGroup"); g != nil {
+			for _, id := range g.AllClientIDs() {
+				out[id] = true
+			}
+		}
+		return out
+	}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if got := ids(); len(got) != 2 || !got[a] || !got[b] {
+			return fmt.Errorf("consumers at the broker %v, want %s and %s", got, a, b)
+		}
+		return nil
+	})
+	if r, err := e.cli.NotifyClientTermination(e.ctx(t, a), &apiv2.NotifyClientTerminationRequest{Group: &apiv2.Resource{Name: "EachGroup"}}); err != nil || r.GetStatus().GetCode() != apiv2.Code_OK {
+		t.Fatalf("termination: %v %v", r, err)
+	}
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if got := ids(); len(got) != 1 || !got[b] {
+			return fmt.Errorf("consumers at the broker %v, want only %s", got, b)
+		}
+		return nil
+	})
+}

@@ -114,7 +114,9 @@ func (svc *service) EndTransaction(ctx context.Context, req *apiv2.EndTransactio
 // onCheckTransactionState relays a broker's CHECK_TRANSACTION_STATE to one
 // of the producer group's gRPC clients as a RecoverOrphanedTransactionCommand
 // on its Telemetry stream (5.x's ProxyClientRemotingProcessor).
-func (svc *service) onCheckTransactionState(brokerAddr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+func (svc *service) onCheckTransactionState(chAddr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	// On a client's own channel (local mode) the broker chose that client.
+	brokerAddr, clientID := splitClientChannel(chAddr)
 	var h header.CheckTransactionStateRequestHeader
 	if err := h.FromExtFields(req.ExtFields); err != nil {
 		svc.lg.Warn("bad check transaction state request", zap.String("brokerAddr", brokerAddr), zap.Error(err))
@@ -135,6 +137,9 @@ func (svc *service) onCheckTransactionState(brokerAddr string, req *codec.Remoti
 	cmd := &apiv2.TelemetryCommand{Command: &apiv2.TelemetryCommand_RecoverOrphanedTransactionCommand{
 		RecoverOrphanedTransactionCommand: &apiv2.RecoverOrphanedTransactionCommand{Message: ProtoMessage(m), TransactionId: txID},
 	}}
+	if c := svc.clients.Get(clientID); c != nil && c.Push(cmd) {
+		return nil, nil
+	}
 	for _, c := range svc.clients.ProducersOf(group) {
 		if c.Push(cmd) {
 			return nil, nil

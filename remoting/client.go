@@ -71,14 +71,16 @@ func (c *Client) RegisterProcessor(code int32, p Processor, pool *Pool) { c.ep.r
 func (c *Client) SetChannelEventListener(l ChannelEventListener) { c.ep.setListener(l) }
 
 // InvokeSync sends req to addr and waits for the reply until ctx ends. Like
-// Java with clientCloseSocketIfTimeout, a timeout closes the connection.
+// Java with clientCloseSocketIfTimeout, a timeout (ctx's deadline) closes
+// the connection; a cancelled ctx (the caller gave up, e.g. a proxy's
+// client hung up) only ends this call.
 func (c *Client) InvokeSync(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 	ch, err := c.Channel(ctx, addr)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := ch.InvokeSync(ctx, req)
-	if err != nil && errors.Is(err, ErrTimeout) && c.cfg.ClientCloseSocketIfTimeout {
+	if err != nil && errors.Is(err, ErrTimeout) && errors.Is(err, context.DeadlineExceeded) && c.cfg.ClientCloseSocketIfTimeout {
 		c.lg.Warn("invoke sync timeout, close the channel", zap.String("remoteAddr", addr), zap.Int32("code", req.Code))
 		_ = ch.Close()
 	}

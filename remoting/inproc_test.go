@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -59,5 +60,37 @@ func TestInProcServeConnAndDialer(t *testing.T) {
 	// TCP still works for other addresses.
 	if resp, err := c.InvokeSync(ctx, s.Addr().String(), codec.NewRequest(testCodeEcho, map[string]string{"k": "tcp"}, nil)); err != nil || resp.Ext("k") != "tcp" {
 		t.Fatalf("tcp: %v %+v", err, resp)
+	}
+}
+
+// TestRemotingInvokeSyncCancelKeepsChannel: a cancelled call (the caller
+// gave up; no deadline passed) ends only itself: the connection stays open
+// for the calls sharing it.
+func TestRemotingInvokeSyncCancelKeepsChannel(t *testing.T) {
+	b := newBlocker()
+	s := startServer(t, nil, func(s *Server) {
+		s.RegisterProcessor(testCodeBlock, b, NewPool("block", 1, 4))
+		s.RegisterProcessor(testCodeEcho, echo, NewPool("echo", 1, 4))
+	})
+	defer close(b.release)
+	c := NewClient(NewNettyClientConfig(), zaptest.NewLogger(t))
+	t.Cleanup(func() { _ = c.Shutdown(context.Background()) })
+	addr := s.Addr().String()
+	first, err := c.Channel(context.Background(), addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := c.InvokeSync(ctx, addr, codec.NewRequest(testCodeBlock, nil, nil)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want one wrapping context.Canceled", err)
+	}
+	if first.IsClosed() {
+		t.Fatal("a cancelled call closed the shared channel")
+	}
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel2()
+	if resp, err := c.InvokeSync(ctx2, addr, codec.NewRequest(testCodeEcho, nil, nil)); err != nil || resp.Code != code.Success {
+		t.Fatalf("after the cancelled call: %+v %v", resp, err)
 	}
 }
