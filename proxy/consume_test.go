@@ -348,3 +348,45 @@ func TestProxyQueryAssignment(t *testing.T) {
 		t.Fatalf("no master: %v, want FORBIDDEN", st)
 	}
 }
+
+// TestProxyRenewReleaseWaitsForInFlightRenewal: an ack that arrives while
+// the proxy is renewing the message's handle uses the renewed handle (the
+// old one no longer acks at the broker), not the one the client holds.
+func TestProxyRenewReleaseWaitsForInFlightRenewal(t *testing.T) {
+	gate := make(chan struct{})
+	f := &fakeBrokers{route: twoBrokerRoute()}
+	f.answer = func(_ string, req *codec.RemotingCommand) *codec.RemotingCommand {
+		r := success()
+		if req.Code == code.ChangeMessageInvisibletime {
+			<-gate
+			r.ExtFields = (&header.ChangeInvisibleTimeResponseHeader{PopTime: time.Now().UnixMilli(), InvisibleTime: 60000, ReviveQid: 7}).ToExtFields()
+		}
+		return r
+	}
+	c := newTestConsumer(t, f)
+	c.cfg.RenewAheadTimeMillis = 60_000 // every held handle is due
+	c.renew = newRenewer(c, nil)
+	m := storedMsg("T", "", 4, 0)
+	m.Properties[propPopCK] = ReceiptHandle{RetrieveTime: time.Now().UnixMilli(), InvisibleTime: 30000, TopicType: "0",
+		BrokerName: "a", QueueID: 0, Offset: 4, CommitLogOffset: 1004}.Encode()
+	old := m.Properties[propPopCK]
+	c.renew.hold("cli", "G", "T", []*message.MessageExt{m})
+	renewing := make(chan struct{})
+	go func() { defer close(renewing); c.renew.renewDue() }()
+	waitFor(t, func() bool { return len(f.callsOf(code.ChangeMessageInvisibletime)) == 1 })
+	acked := make(chan *apiv2.AckMessageResponse, 1)
+	go func() {
+		acked <- c.ackMessage(context.Background(), &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "G"},
+			Topic: &apiv2.Resource{Name: "T"}, Entries: []*apiv2.AckMessageEntry{{MessageId: messageIDOf(m), ReceiptHandle: old}}})
+	}()
+	time.Sleep(50 * time.Millisecond) // the ack is now waiting for the renewal
+	close(gate)
+	<-renewing
+	if r := <-acked; r.GetStatus().GetCode() != apiv2.Code_OK {
+		t.Fatalf("ack: %v", r)
+	}
+	acks := f.callsOf(code.AckMessage)
+	if len(acks) != 1 || !strings.Contains(acks[0].Ext("extraInfo"), " 7 0 a 0 4") {
+		t.Fatalf("ack sent with %v, want the renewed handle (revive queue 7)", acks[0].ExtFields)
+	}
+}

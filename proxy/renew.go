@@ -24,6 +24,8 @@ type heldHandle struct {
 	handle   ReceiptHandle
 	since    time.Time // first pop
 	renewing bool      // a change is in flight
+	// renewed is closed when the in-flight change has stored its result.
+	renewed chan struct{}
 }
 
 // renewer holds and renews handles; its loop runs on the server's
@@ -71,11 +73,21 @@ func (r *renewer) hold(clientID, group, topic string, msgs []*message.MessageExt
 }
 
 // release stops renewing a message and returns its newest handle.
+// If a renewal of the message is in flight it waits for it (at most the
+// renewal's 3 s bound): the handle it is about to store is the only one
+// the broker still honours.
 func (r *renewer) release(group, msgID string) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	k := heldKey{group, msgID}
+	r.mu.Lock()
 	hh, ok := r.held[k]
+	if ok && hh.renewing {
+		done := hh.renewed
+		r.mu.Unlock()
+		<-done
+		r.mu.Lock()
+		hh, ok = r.held[k]
+	}
+	defer r.mu.Unlock()
 	if !ok {
 		return "", false
 	}
@@ -105,7 +117,7 @@ func (r *renewer) renewDue() {
 			delete(r.held, k)
 			jobs = append(jobs, job{k, *hh, true})
 		case !hh.renewing && hh.handle.NextVisibleTime() <= ahead:
-			hh.renewing = true
+			hh.renewing, hh.renewed = true, make(chan struct{})
 			jobs = append(jobs, job{k, *hh, false})
 		}
 	}
@@ -119,11 +131,14 @@ func (r *renewer) renewDue() {
 		n, err := r.c.changeInvisible(ctx, j.hh.handle, j.k.group, j.hh.topic, ms)
 		cancel()
 		r.mu.Lock()
-		if cur, ok := r.held[j.k]; ok {
+		// Only the entry this job renewed (a message popped again since is
+		// a new entry with its own handle).
+		if cur, ok := r.held[j.k]; ok && !j.clear && cur.renewing && cur.renewed == j.hh.renewed {
 			cur.renewing = false
 			if err == nil {
 				cur.handle = n
 			}
+			close(cur.renewed)
 		}
 		r.mu.Unlock()
 		if err != nil {
