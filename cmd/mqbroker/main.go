@@ -93,6 +93,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	if cfgs.Broker.RocketmqHome == "" {
 		lg.Warn("rocketmqHome not set; set ROCKETMQ_HOME to match the java broker")
 	}
+	raiseProcs(lg, broker.EventLoops(cfgs.Server))
 	return serve(cfgs, lg, stdout, stop)
 }
 
