@@ -35,9 +35,10 @@ func procsFor(env string, start, loops int) (procs int, raised bool) {
 // GOMAXPROCS also stops the runtime from following later changes of a
 // container's CPU limit; an explicit GOMAXPROCS keeps that to the user.
 func raiseProcs(lg *zap.Logger, loops int) {
-	procs, raised := procsFor(os.Getenv("GOMAXPROCS"), startProcs, loops)
+	env := os.Getenv("GOMAXPROCS")
+	procs, raised := procsFor(env, startProcs, loops)
 	if !raised {
-		lg.Info("gomaxprocs", zap.Int("gomaxprocs", runtime.GOMAXPROCS(0)), zap.Bool("fromEnv", true))
+		lg.Info("gomaxprocs", zap.Int("gomaxprocs", runtime.GOMAXPROCS(0)), zap.Bool("fromEnv", env != ""))
 		return
 	}
 	runtime.GOMAXPROCS(procs)
