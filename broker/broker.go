@@ -290,6 +290,10 @@ func (b *Broker) initConfigs(opts Options) error {
 	return nil
 }
 
+// EventLoops is the number of gnet event loops a broker serving with srv
+// runs: the main server's and the fast (VIP) server's, which copies srv.
+func EventLoops(srv *remoting.NettyServerConfig) int { return 2 * srv.EventLoops() }
+
 // NewNettyServerConfig is the broker's server configuration default: Java's
 // NettyServerConfig with listenPort 10911, as BrokerStartup sets it.
 func NewNettyServerConfig() *remoting.NettyServerConfig {

@@ -46,6 +46,15 @@ func NewNettyServerConfig() *NettyServerConfig {
 	}
 }
 
+// EventLoops is the number of gnet event loops a server with this
+// configuration runs: serverSelectorThreads, at least one.
+func (c *NettyServerConfig) EventLoops() int {
+	if c.ServerSelectorThreads <= 0 {
+		return 1
+	}
+	return c.ServerSelectorThreads
+}
+
 // NettyClientConfig mirrors Java's org.apache.rocketmq.remoting.netty.NettyClientConfig (4.9.8).
 type NettyClientConfig struct {
 	ClientWorkerThreads                int   `prop:"clientWorkerThreads"`

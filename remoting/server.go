@@ -184,14 +184,10 @@ func (s *Server) listen(addr string) (net.Listener, error) {
 }
 
 func (s *Server) gnetOptions() []gnet.Option {
-	loops := s.cfg.ServerSelectorThreads
-	if loops <= 0 {
-		loops = 1
-	}
 	// Socket options are set in listen; the event loops bind nothing and
 	// take each connection on the least loaded loop.
 	return []gnet.Option{
-		gnet.WithNumEventLoop(loops),
+		gnet.WithNumEventLoop(s.cfg.EventLoops()),
 		gnet.WithLogger(s.lg.Named("gnet").WithOptions(zap.IncreaseLevel(zap.WarnLevel)).Sugar()),
 	}
 }

@@ -105,6 +105,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 			return 255
 		}
 	}
+	raiseProcs(lg, broker.EventLoops(cfgs.Server))
 	return serve(cfgs, pcfg, lg, stdout, stop)
 }
 
