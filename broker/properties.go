@@ -17,18 +17,13 @@ import (
 // properties with CLUSTER set to the broker's cluster and WAIT removed, in
 // Java's HashMap order.
 func storedProperties(props, cluster string) string {
-	p := message.ParseHashMapProperties(props)
-	p.Put(message.PropertyCluster, cluster)
-	p.Remove(message.PropertyWaitStoreMsgOK)
-	return p.String()
+	return message.EditHashMapProperties(props, message.PropertyCluster, cluster, message.PropertyWaitStoreMsgOK)
 }
 
 // batchProperties is the batch-level properties string of
 // asyncSendBatchMessage: the header's properties plus CLUSTER, WAIT kept.
 func batchProperties(props, cluster string) string {
-	p := message.ParseHashMapProperties(props)
-	p.Put(message.PropertyCluster, cluster)
-	return p.String()
+	return message.EditHashMapProperties(props, message.PropertyCluster, cluster, "")
 }
 
 // halfProperties is a prepared message's properties after

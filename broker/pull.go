@@ -248,17 +248,14 @@ func (p *pullProcessor) answer(ctx *remoting.Context, req *codec.RemotingCommand
 		// offset, so pointing past the found messages would skip them.
 		rh.SuggestWhichBrokerID = masterID
 		rh.NextBeginOffset = h.QueueOffset
-		resp := codec.NewResponse(code.PullRetryImmediately, r.Status.String())
-		resp.ExtFields = rh.ToExtFields()
-		return resp
+		return newPullAnswer(code.PullRetryImmediately, r.Status.String(), &rh)
 	}
 	c := pullCode(r.Status, h.QueueOffset)
 	switch c {
 	case code.Success:
 		p.countGet(pl, r)
-		resp := codec.NewResponse(c, r.Status.String())
+		resp := newPullAnswer(c, r.Status.String(), &rh)
 		resp.Body = r.Body
-		resp.ExtFields = rh.ToExtFields()
 		return resp
 	case code.PullNotFound:
 		if allowSuspend && h.SysFlag&pullFlagSuspend != 0 {
@@ -276,9 +273,47 @@ func (p *pullProcessor) answer(ctx *remoting.Context, req *codec.RemotingCommand
 				zap.Int64("suggestBrokerId", rh.SuggestWhichBrokerID))
 		}
 	}
-	resp := codec.NewResponse(c, r.Status.String())
-	resp.ExtFields = rh.ToExtFields()
-	return resp
+	return newPullAnswer(c, r.Status.String(), &rh)
+}
+
+// pullAnswer is a pull's answer: the command and its header in one
+// allocation, the header written by the encoder straight from the fields
+// (codec.ExtSource) instead of through a four-entry map and four number
+// strings (issue #11). Its bytes are those of a response whose ExtFields is
+// PullMessageResponseHeader.ToExtFields (TestBrokerPullAnswerMatchesMap);
+// the broker never sets the header's optional fields, which 4.9.8 lacks.
+type pullAnswer struct {
+	cmd codec.RemotingCommand
+	h   [4]int64 // by pullAnswerKeys
+}
+
+// pullAnswerKeys are the answer's keys in Java's HashMap order.
+var pullAnswerKeys = codec.HashMapOrder("suggestWhichBrokerId", "nextBeginOffset", "minOffset", "maxOffset")
+
+func newPullAnswer(c int32, remark string, rh *header.PullMessageResponseHeader) *codec.RemotingCommand {
+	a := &pullAnswer{cmd: *codec.NewResponse(c, remark)}
+	for i, k := range pullAnswerKeys {
+		switch k {
+		case "suggestWhichBrokerId":
+			a.h[i] = rh.SuggestWhichBrokerID
+		case "nextBeginOffset":
+			a.h[i] = rh.NextBeginOffset
+		case "minOffset":
+			a.h[i] = rh.MinOffset
+		default:
+			a.h[i] = rh.MaxOffset
+		}
+	}
+	a.cmd.ExtSource = a
+	return &a.cmd
+}
+
+// ExtEntry implements codec.ExtSource.
+func (a *pullAnswer) ExtEntry(i int) (codec.ExtEntry, bool) {
+	if i >= len(a.h) {
+		return codec.ExtEntry{}, false
+	}
+	return codec.ExtEntry{Key: pullAnswerKeys[i], Num: a.h[i], IsNum: true}, true
 }
 
 // countGet is the statistics of a pull that hands out messages: the

@@ -180,7 +180,9 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 	if resp != nil {
 		return resp, nil
 	}
-	m := &message.MessageExt{
+	j := &sendJob{b: b, ctx: ctx, queueID: tgt.queueID}
+	m := &j.m
+	*m = message.MessageExt{
 		Message:   message.Message{Topic: tgt.topic, Flag: h.Flag, Body: req.Body},
 		QueueID:   tgt.queueID,
 		BornHost:  bornHost(ctx.Channel),
@@ -210,12 +212,25 @@ func (b *Broker) sendOne(ctx *remoting.Context, req *codec.RemotingCommand, h *h
 	// The answer names the queue the request chose (Java's queueIdInt),
 	// even when the message went to a DLQ queue or, prepared, to the half
 	// topic's queue 0.
-	queueID := tgt.queueID
-	b.store.PutMessageAsync(m, func(r commitlog.PutMessageResult) {
-		b.countPut(m.Topic, m.QueueID, r)
-		ctx.Respond(b.sendResult(r, queueID))
-	})
+	b.store.PutMessageAsync(m, j.done)
 	return nil, nil
+}
+
+// sendJob is one SEND_MESSAGE's message, what its completion needs and its
+// answer in one allocation (issue #11): the message, the callback's state
+// and the stored answer were three.
+type sendJob struct {
+	m       message.MessageExt
+	answer  sendAnswer
+	b       *Broker
+	ctx     *remoting.Context
+	queueID int32 // the queue the request chose (see sendOne)
+}
+
+// done answers once the store has put the message.
+func (j *sendJob) done(r commitlog.PutMessageResult) {
+	j.b.countPut(j.m.Topic, j.m.QueueID, r)
+	j.ctx.Respond(j.b.fillSendResult(&j.answer, r, j.queueID))
 }
 
 // isTrue is strconv.ParseBool's true without the error value it allocates
@@ -282,12 +297,17 @@ func (b *Broker) handleRetryAndDLQ(req *codec.RemotingCommand, h *header.SendMes
 // sendResult is handlePutMessageResult: the PutMessageStatus → response
 // code mapping and, when stored, the response header.
 func (b *Broker) sendResult(r commitlog.PutMessageResult, queueID int32) *codec.RemotingCommand {
+	return b.fillSendResult(new(sendAnswer), r, queueID)
+}
+
+// fillSendResult is sendResult with the stored answer written into a.
+func (b *Broker) fillSendResult(a *sendAnswer, r commitlog.PutMessageResult, queueID int32) *codec.RemotingCommand {
 	c, remark, ok := b.putStatusResponse(r.Status)
 	if !ok {
 		return b.newSendResponse(c, remark)
 	}
 	cfg := b.Config()
-	a := &sendAnswer{cmd: *codec.NewResponse(c, remark), region: cfg.RegionID, traceOn: cfg.TraceOn,
+	*a = sendAnswer{cmd: *codec.NewResponse(c, remark), region: cfg.RegionID, traceOn: cfg.TraceOn,
 		msgID: r.Append.MsgID, queueID: queueID, queueOffset: r.Append.LogicsOffset}
 	a.cmd.ExtSource = a
 	return &a.cmd

@@ -84,18 +84,47 @@ func (p *HashMapProperties) Map() map[string]string {
 
 // String is messageProperties2String: entries by hash bucket, insertion
 // order within a bucket.
-func (p *HashMapProperties) String() string {
-	if len(p.keys) == 0 {
+func (p *HashMapProperties) String() string { return renderHashMap(p.keys, p.vals, p.peak) }
+
+// EditHashMapProperties is ParseHashMapProperties(s), Put(putKey, putVal),
+// Remove(removeKey) and String in one call that allocates only the result
+// while s has at most 15 entries: the broker's per-send rewrite of a
+// message's properties (issue #11). An empty removeKey removes nothing.
+func EditHashMapProperties(s, putKey, putVal, removeKey string) string {
+	// Entries in local arrays: kept out of a struct so that the appends
+	// below do not send them to the heap.
+	var kb, vb [16]string
+	keys, vals, peak := kb[:0], vb[:0], 0
+	put := func(k, v string) {
+		if i := slices.Index(keys, k); i >= 0 {
+			vals[i] = v
+			return
+		}
+		keys, vals = append(keys, k), append(vals, v)
+		peak = max(peak, len(keys))
+	}
+	eachProperty(s, put)
+	put(putKey, putVal)
+	if i := slices.Index(keys, removeKey); i >= 0 && removeKey != "" {
+		keys, vals = slices.Delete(keys, i, i+1), slices.Delete(vals, i, i+1)
+	}
+	return renderHashMap(keys, vals, peak)
+}
+
+// renderHashMap writes entries as messageProperties2String would from a
+// HashMap that held at most peak of them.
+func renderHashMap(keys, vals []string, peak int) string {
+	if len(keys) == 0 {
 		return ""
 	}
-	capacity := HashMapCapacity(p.peak, 16)
+	capacity := HashMapCapacity(peak, 16)
 	var ib, bb [32]int
 	idx, bucket := ib[:0], bb[:0]
-	size := len(p.keys) - 1 // separators
-	for i, k := range p.keys {
+	size := len(keys) - 1 // separators
+	for i, k := range keys {
 		idx = append(idx, i)
 		bucket = append(bucket, HashMapBucket(k, capacity))
-		size += len(k) + 1 + len(p.vals[i])
+		size += len(k) + 1 + len(vals[i])
 	}
 	// Stable insertion sort by bucket: property maps are small, and each
 	// key's hash is computed once.
@@ -110,9 +139,9 @@ func (p *HashMapProperties) String() string {
 		if n > 0 {
 			sb.WriteByte(PropertySeparator)
 		}
-		sb.WriteString(p.keys[i])
+		sb.WriteString(keys[i])
 		sb.WriteByte(NameValueSeparator)
-		sb.WriteString(p.vals[i])
+		sb.WriteString(vals[i])
 	}
 	return sb.String()
 }

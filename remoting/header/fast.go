@@ -69,9 +69,25 @@ func (r *extReader) optI32(key string) *int32 {
 	if !ok {
 		return nil
 	}
+	if n >= smallI32Min && n < smallI32Min+int64(len(smallI32)) {
+		return &smallI32[n-smallI32Min]
+	}
 	v := int32(n)
 	return &v
 }
+
+// smallI32 boxes the optional int32 values clients send in nearly every
+// request (reconsumeTimes 0–16, maxReconsumeTimes -1 or 16) without an
+// allocation each (issue #11). A decoded header's optional int32 may point
+// here, so its holder reads it and never writes through it.
+var smallI32 = func() (t [34]int32) {
+	for i := range t {
+		t[i] = int32(i + smallI32Min)
+	}
+	return t
+}()
+
+const smallI32Min = -1
 
 func (r *extReader) optI64(key string) *int64 {
 	n, ok := r.int(key, false, 64)

@@ -1,7 +1,9 @@
 package header
 
 import (
+	"maps"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -106,5 +108,35 @@ func TestHeaderSendResponseFormatting(t *testing.T) {
 	}
 	if err := back.FromExtFields(map[string]string{"msgId": "x", "queueId": " 1", "queueOffset": "0"}); err == nil {
 		t.Fatal("leading space accepted (Java does not trim)")
+	}
+}
+
+// TestHeaderSendV2DecodeBoxesSmallOptionals: decoding a Java client's
+// SEND_MESSAGE_V2 header allocates only the header (reconsumeTimes and
+// maxReconsumeTimes, sent with nearly every message, share boxes), and
+// every optional value still decodes to itself, inside the shared range
+// and out of it.
+func TestHeaderSendV2DecodeBoxesSmallOptionals(t *testing.T) {
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := DecodeSendMessageRequestHeader(code.SendMessageV2, javaSendV2); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("%v allocations per decode, want 1", allocs)
+	}
+	for _, v := range []int32{-2147483648, -2, -1, 0, 1, 16, 32, 33, 99, 2147483647} {
+		ext := maps.Clone(javaSendV2)
+		ext["j"], ext["l"] = strconv.Itoa(int(v)), strconv.Itoa(int(v)+1)
+		h, err := DecodeSendMessageRequestHeader(code.SendMessageV2, ext)
+		if v == 2147483647 {
+			if err == nil {
+				t.Fatalf("l = %d+1 decoded", v)
+			}
+			continue
+		}
+		if err != nil || h.ReconsumeTimes == nil || *h.ReconsumeTimes != v || h.MaxReconsumeTimes == nil || *h.MaxReconsumeTimes != v+1 {
+			t.Fatalf("%d: %+v %v", v, h, err)
+		}
 	}
 }
