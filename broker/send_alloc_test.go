@@ -162,8 +162,10 @@ func TestBrokerSendAllocsPerMessage(t *testing.T) {
 }
 
 // sendAllocBudget is the per-message allocation ceiling of
-// TestBrokerSendAllocsPerMessage, with a little slack for background work.
-var sendAllocBudget = map[codec.SerializeType]float64{codec.JSON: 14, codec.RocketMQ: 14}
+// TestBrokerSendAllocsPerMessage: 13.6 measured, plus about one and a half
+// for background work (timers, the GC's own allocations) on a loaded CI
+// machine, the same headroom earlier budgets had.
+var sendAllocBudget = map[codec.SerializeType]float64{codec.JSON: 15, codec.RocketMQ: 15}
 
 // processCPU is the process's user + system CPU time in nanoseconds.
 func processCPU() int64 {
