@@ -116,7 +116,8 @@ func TestACLHotReload(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "conf", "acl", "extra.yml"), []byte("globalWhiteRemoteAddresses:\n  - 10.9.*.*\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p.checkFiles() // the reload the watcher would do, synchronously
+	p.checkFiles() // the reload the watcher would do, synchronously: seen once,
+	p.checkFiles() // then settled and tried
 	if err := check(); err != nil {
 		t.Fatalf("broken edit replaced the configuration: %v", err)
 	}
@@ -146,5 +147,38 @@ func eventually(t *testing.T, d time.Duration, f func() error) {
 			t.Fatalf("not within %v: %v", d, err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// A file caught half-written (truncated, not yet filled) is not loaded: the
+// watcher applies a change only once it has stayed the same for one check,
+// so the accounts do not vanish for a moment while an editor saves.
+func TestACLReloadWaitsForSettledFile(t *testing.T) {
+	p, home := newTestPlain(t, "accounts:\n  - accessKey: HotUser2\n    secretKey: hot-secret-2\n    defaultTopicPerm: PUB\n")
+	file := filepath.Join(home, "conf", "plain_acl.yml")
+	check := func() error {
+		r, _ := Parse(signed(code.SendMessageV2, map[string]string{"b": "HotTopic"}, nil, "HotUser2", "hot-secret-2"), "127.0.0.1:1")
+		return p.Validate(r)
+	}
+	if err := check(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, nil, 0o644); err != nil { // the truncate of a rewrite
+		t.Fatal(err)
+	}
+	p.checkFiles()
+	if err := check(); err != nil {
+		t.Fatalf("half-written file loaded: %v", err)
+	}
+	if err := os.WriteFile(file, []byte("accounts:\n  - accessKey: HotUser2\n    secretKey: hot-secret-2\n    defaultTopicPerm: DENY\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.checkFiles() // changed again since the last look: not settled yet
+	if err := check(); err != nil {
+		t.Fatalf("unsettled change applied: %v", err)
+	}
+	p.checkFiles()
+	if check() == nil {
+		t.Fatal("settled edit (DENY) not applied")
 	}
 }

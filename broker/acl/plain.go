@@ -77,6 +77,7 @@ type Plain struct {
 	// admin methods) and never taken on the request path.
 	adminMu sync.Mutex
 	stamps  map[string]fileStamp // guarded by adminMu
+	pending map[string]fileStamp // a change seen once, not yet settled; guarded by adminMu
 
 	startOnce sync.Once
 	stopOnce  sync.Once

@@ -61,16 +61,25 @@ func (p *Plain) watch() {
 	}
 }
 
-// checkFiles reloads when the file set or a file's stamp changed. A file
-// that cannot be enforced keeps the previous configuration in force.
+// checkFiles reloads when the file set or a file's stamp changed and has
+// then stayed the same for one more check: an editor or a script that
+// truncates the file and writes it anew is seen half-way now and then (an
+// empty file reads as "no data", which Java would load as zero accounts),
+// so a change is applied only once it has settled. A file that cannot be
+// enforced keeps the previous configuration in force.
 func (p *Plain) checkFiles() {
 	p.adminMu.Lock()
 	defer p.adminMu.Unlock()
 	now := p.scanStamps()
 	if stampsEqual(now, p.stamps) {
+		p.pending = nil
 		return
 	}
-	p.stamps = now
+	if p.pending == nil || !stampsEqual(now, p.pending) {
+		p.pending = now
+		return
+	}
+	p.stamps, p.pending = now, nil
 	p.reloadLocked()
 }
 
