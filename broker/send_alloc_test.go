@@ -192,7 +192,10 @@ func BenchmarkBrokerSendV2Pipelined(b *testing.B) {
 }
 
 func benchSendPipelined(b *testing.B, st codec.SerializeType, opts ...testutil.BrokerOption) {
-	br := testutil.StartBroker(b, "", opts...)
+	benchSendPipelinedOn(b, testutil.StartBroker(b, "", opts...), st)
+}
+
+func benchSendPipelinedOn(b *testing.B, br *broker.Broker, st codec.SerializeType) {
 	addr := br.Addr().String()
 	const conns, inFlight = 16, 16
 	senders := make([]*rawSender, conns)

@@ -107,7 +107,7 @@ func (c *connection) onAutoReport(v int64) error {
 		s.st.SetConfirmOffset(s.computeConfirmOffset())
 	}
 	s.notifyTransferSome(v)
-	s.ctl.allAck.notifyTransferSome(s.allAckOffset())
+	s.ctl.allAck.notifyTransferSome()
 	return nil
 }
 

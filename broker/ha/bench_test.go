@@ -105,6 +105,19 @@ func BenchmarkHASendTPS(b *testing.B) {
 	}
 }
 
+// BenchmarkHASyncMasterLatency is one SYNC_MASTER put at a time (1 KiB):
+// ns/op is the whole wake-up chain, master append -> HA writer -> slave
+// append and report -> master reader -> the waiting put.
+func BenchmarkHASyncMasterLatency(b *testing.B) {
+	master, slave := benchPair(b, store.SyncMaster)
+	warmUp(b, master, slave)
+	b.SetBytes(1024)
+	b.ResetTimer()
+	if _, failed := runSenders(b, master.st, master.ha, 1); failed > 0 {
+		b.Fatalf("%d sends not PUT_OK", failed)
+	}
+}
+
 // BenchmarkHAReplicationLag measures how far the slave trails an
 // ASYNC_MASTER under a sustained 1 KiB load (1, 8 and 64 senders; Java's
 // sendMessageThreadPoolNums default is 1): bytes behind and milliseconds

@@ -63,3 +63,24 @@ func BenchmarkHAControllerSendTPS(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHAControllerSendLatency: one 1 KiB send at a time on a
+// controller-mode master (the wake-up chain), under the plain SYNC_MASTER
+// rule and under allAckInSyncStateSet.
+func BenchmarkHAControllerSendLatency(b *testing.B) {
+	for _, allAck := range []bool{false, true} {
+		name := "syncMaster"
+		if allAck {
+			name = "allAckInSyncStateSet"
+		}
+		b.Run(name, func(b *testing.B) {
+			master, slave := ctlBenchPair(b, allAck)
+			warmUp(b, master, slave)
+			b.SetBytes(1024)
+			b.ResetTimer()
+			if _, failed := runSenders(b, master.st, master.ha, 1); failed > 0 {
+				b.Fatalf("%d sends not PUT_OK", failed)
+			}
+		})
+	}
+}

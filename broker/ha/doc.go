@@ -38,7 +38,10 @@
 // commitlog.ReplicaWaiter. IsSlaveOK(end) = a slave is connected and
 // end - push2SlaveMaxOffset < haSlaveFallbehindMax (else
 // SLAVE_NOT_AVAILABLE); WaitReplicated completes when push2SlaveMaxOffset
-// >= end, or fails after syncFlushTimeout (FLUSH_SLAVE_TIMEOUT).
+// >= end, or fails after syncFlushTimeout (FLUSH_SLAVE_TIMEOUT). The
+// connection's reader only raises push2SlaveMaxOffset and signals; the
+// group service's goroutine answers the covered waits, so the next report
+// is read while those answers are encoded and written.
 //
 // Invariants:
 //   - push2SlaveMaxOffset never exceeds the master's own max physical offset:
@@ -50,7 +53,7 @@
 //   - Each pending wait's done is called exactly once, outside any lock;
 //     Shutdown fails the pending ones.
 //   - Every goroutine (accept, one reader + one writer per slave, the wait
-//     expiry loop, the client) is started through goFunc and waited for by
+//     loops, the client) is started through goFunc and waited for by
 //     Shutdown.
 //
 // Offsets across failover (apache/rocketmq #1094; implemented in package

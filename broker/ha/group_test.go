@@ -1,10 +1,16 @@
 package ha
 
 import (
+	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rocketmq-go/rmq/broker/store"
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 // TestHAGroupTransferCompletesOnce: concurrent waits at many offsets are
@@ -39,10 +45,10 @@ func TestHAGroupTransferCompletesOnce(t *testing.T) {
 	// Acknowledge the first half in steps, out of order with the waits.
 	for off := int64(0); off <= n/2*100; off += 700 {
 		ack.Store(off)
-		g.notifyTransferSome(off)
+		g.notifyTransferSome()
 	}
 	ack.Store(n / 2 * 100)
-	g.notifyTransferSome(n / 2 * 100)
+	g.notifyTransferSome()
 	wg.Wait()
 	for i := 0; i < n; i++ {
 		if c := calls[i].Load(); c != 1 {
@@ -73,5 +79,82 @@ func TestHAGroupTransferFailAll(t *testing.T) {
 	g.failAll()
 	if a, b := <-got, <-got; a || b {
 		t.Fatal("pending waits not failed at shutdown")
+	}
+}
+
+// TestHASyncMasterAcksReadWhileAnswering: the sends a slave's report
+// releases are answered off the connection's reader, so the next report is
+// read (and acknowledges more) while an answer is still being written; the
+// answers still come exactly once each, in the order the sends waited.
+func TestHASyncMasterAcksReadWhileAnswering(t *testing.T) {
+	master := startNode(t, "", store.SyncMaster)
+	// Stored though unanswered (no slave yet): the master's max offset then
+	// covers the reports below. The waits are registered directly, as what
+	// matters here is who answers them.
+	putN(t, master.st, "TopicAnswer", 0, 3, 100)
+	end := master.st.MaxPhyOffset()
+	c := rawSlave(t, master.haAddr())
+	if _, err := c.Write(AppendReport(nil, 0)); err != nil {
+		t.Fatal(err)
+	}
+	wait.Eventually(t, 5*time.Second, func() error {
+		if master.ha.ConnectionCount() == 0 {
+			return errors.New("slave not connected")
+		}
+		return nil
+	})
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // before the node stops, should the test fail early
+	var mu sync.Mutex
+	var order []int
+	calls := make(chan int, 8)
+	record := func(i int, block bool) func(bool) {
+		return func(ok bool) {
+			if !ok {
+				t.Errorf("wait %d failed", i)
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			calls <- i
+			if block {
+				<-release // a slow answer: the client's socket is full
+			}
+		}
+	}
+	master.ha.WaitReplicated(10, time.Minute, record(0, true))
+	master.ha.WaitReplicated(20, time.Minute, record(1, false))
+	master.ha.WaitReplicated(end, time.Minute, record(2, false))
+	if _, err := c.Write(AppendReport(nil, 10)); err != nil {
+		t.Fatal(err)
+	}
+	if i := <-calls; i != 0 {
+		t.Fatalf("first answer for wait %d", i)
+	}
+	// Wait 0's answer is stuck; the reader must still take the next report.
+	if _, err := c.Write(AppendReport(nil, end)); err != nil {
+		t.Fatal(err)
+	}
+	wait.Eventually(t, 5*time.Second, func() error {
+		if got := master.ha.Push2SlaveMaxOffset(); got != end {
+			return fmt.Errorf("push2SlaveMaxOffset %d while an answer is written, want %d", got, end)
+		}
+		return nil
+	})
+	unblock()
+	for range 2 {
+		<-calls
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(order, []int{0, 1, 2}) {
+		t.Fatalf("answers in order %v, want [0 1 2] once each", order)
+	}
+	select {
+	case i := <-calls:
+		t.Fatalf("wait %d answered twice", i)
+	default:
 	}
 }

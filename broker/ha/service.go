@@ -248,8 +248,9 @@ func (s *Service) NotifyAppend() {
 }
 
 // notifyTransferSome raises push2SlaveMaxOffset to offset (acknowledged by a
-// slave and not beyond the master's own max) and completes the waits it
-// covers (Java notifyTransferSome).
+// slave and not beyond the master's own max) and signals the group
+// service, whose goroutine answers the waits it covers (Java
+// notifyTransferSome); the caller, a connection's reader, does not wait.
 func (s *Service) notifyTransferSome(offset int64) {
 	for {
 		cur := s.push2Slave.Load()
@@ -257,7 +258,7 @@ func (s *Service) notifyTransferSome(offset int64) {
 			return
 		}
 		if s.push2Slave.CompareAndSwap(cur, offset) {
-			s.group.notifyTransferSome(offset)
+			s.group.notifyTransferSome()
 			return
 		}
 	}

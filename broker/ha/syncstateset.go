@@ -116,7 +116,7 @@ func (s *Service) SetSyncStateSet(ids []int64) {
 	ss.publishLocked()
 	ss.mu.Unlock()
 	s.st.SetConfirmOffset(s.computeConfirmOffset())
-	s.ctl.allAck.notifyTransferSome(s.allAckOffset())
+	s.ctl.allAck.notifyTransferSome()
 	s.lg.Info("ha syncStateSet set", zap.Int64s("syncStateSet", ids))
 }
 

@@ -68,12 +68,13 @@ func (c *CommitLog) awaitDiskFlushAndHA(res PutMessageResult, m *message.Message
 	p, _ := waiterPool.Get().(*pendingPut)
 	if p == nil {
 		p = &pendingPut{ch: make(chan struct{}, 1)}
+		p.replicatedFn = p.replicated // made once per pooled waiter
 	}
 	p.res = res
 	c.startWaits(p, needFlush, needReplica)
 	<-p.ch
 	res = p.res
-	*p = pendingPut{ch: p.ch}
+	*p = pendingPut{ch: p.ch, replicatedFn: p.replicatedFn}
 	waiterPool.Put(p)
 	return res
 }
@@ -95,23 +96,21 @@ func (c *CommitLog) startWaits(p *pendingPut, needFlush, needReplica bool) {
 		c.group.submit(end, p)
 	}
 	if needReplica {
-		c.waitReplica(end, p.replicaDone)
+		c.waitReplica(end, p)
 	}
 }
 
-func (c *CommitLog) waitReplica(end int64, done func(PutMessageStatus)) {
+func (c *CommitLog) waitReplica(end int64, p *pendingPut) {
 	box := c.replica.Load()
 	if box == nil || !box.w.IsSlaveOK(end) {
-		done(SlaveNotAvailable)
+		p.replicaDone(SlaveNotAvailable)
 		return
 	}
-	box.w.WaitReplicated(end, c.cfg.SyncFlushTimeout, func(ok bool) {
-		if ok {
-			done(PutOK)
-		} else {
-			done(FlushSlaveTimeout)
-		}
-	})
+	done := p.replicatedFn
+	if done == nil {
+		done = p.replicated // one allocation (a callback put's pendingPut is not reused)
+	}
+	box.w.WaitReplicated(end, c.cfg.SyncFlushTimeout, done)
 }
 
 // pendingPut joins the flush and replica confirmations of one put and then
@@ -123,6 +122,8 @@ type pendingPut struct {
 	replSt  PutMessageStatus
 	done    func(PutMessageResult)
 	ch      chan struct{} // buffered(1); nil for callback puts
+
+	replicatedFn func(ok bool) // p.replicated, kept by pooled waiters; nil otherwise
 }
 
 func (p *pendingPut) flushDone(s PutMessageStatus) {
@@ -133,6 +134,15 @@ func (p *pendingPut) flushDone(s PutMessageStatus) {
 func (p *pendingPut) replicaDone(s PutMessageStatus) {
 	p.replSt = s
 	p.finish()
+}
+
+// replicated is the HA service's answer: ok, or FLUSH_SLAVE_TIMEOUT.
+func (p *pendingPut) replicated(ok bool) {
+	if ok {
+		p.replicaDone(PutOK)
+	} else {
+		p.replicaDone(FlushSlaveTimeout)
+	}
 }
 
 func (p *pendingPut) finish() {
