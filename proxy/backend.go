@@ -60,7 +60,7 @@ type remotingBackend struct {
 	// direct carries local-mode sends to the broker without frames (nil in
 	// cluster mode).
 	direct *remoting.LocalConn
-	pool  *remoting.Pool // runs broker-to-client requests
+	pool   *remoting.Pool // runs broker-to-client requests
 
 	cacheMu sync.Mutex // guards groups
 	groups  groupCache
