@@ -57,7 +57,10 @@ type remotingBackend struct {
 	adm   *admin.Admin
 	lg    *zap.Logger
 	local *broker.Broker // nil in cluster mode
-	pool  *remoting.Pool // runs broker-to-client requests
+	// direct carries local-mode sends to the broker without frames (nil in
+	// cluster mode).
+	direct *remoting.LocalConn
+	pool   *remoting.Pool // runs broker-to-client requests
 
 	cacheMu sync.Mutex // guards groups
 	groups  groupCache
@@ -109,6 +112,7 @@ func newRemotingBackend(namesrv []string, cliCfg *remoting.NettyClientConfig, lg
 	}
 	if local != nil {
 		rc.SetDialer(be.dialLocal)
+		be.direct = local.LocalConn(localPeerAddr)
 	}
 	// Brokers tell their consumers' channels when a group's members change;
 	// gRPC clients learn it from QueryAssignment, so the proxy only notes it
@@ -173,11 +177,21 @@ func (be *remotingBackend) dialLocal(_ context.Context, addr string) (net.Conn, 
 		return nil, nil
 	}
 	cli, srv := net.Pipe()
-	if err := be.local.ServeLocal(pipeConn{Conn: srv, remote: strAddr("127.0.0.1:0")}); err != nil {
+	if err := be.local.ServeLocal(pipeConn{Conn: srv, remote: strAddr(localPeerAddr)}); err != nil {
 		_ = cli.Close()
 		return nil, err
 	}
 	return pipeConn{Conn: cli, remote: strAddr(addr)}, nil
+}
+
+// localPeerAddr is the proxy's address as the local broker sees it.
+const localPeerAddr = "127.0.0.1:0"
+
+// directCodes are the requests local mode hands to the broker as commands
+// (LocalConn): sends, which need no broker-to-client path and are the hot
+// path. The rest use the pipe, which also carries the broker's requests.
+func directCode(c int32) bool {
+	return c == code.SendMessageV2 || c == code.SendMessage || c == code.SendBatchMessage
 }
 
 func (be *remotingBackend) isLocal(addr string) bool {
@@ -194,6 +208,9 @@ func (be *remotingBackend) isLocal(addr string) bool {
 // Java's clientCloseSocketIfTimeout); only the proxy's own bound, for a
 // ctx without deadline, counts as a broker timeout.
 func (be *remotingBackend) Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	if be.direct != nil && directCode(req.Code) && be.isLocal(addr) {
+		return be.invokeDirect(ctx, req)
+	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, brokerCallBound)
@@ -205,6 +222,17 @@ func (be *remotingBackend) Invoke(ctx context.Context, addr string, req *codec.R
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 	return be.rc.InvokeSync(call, addr, req)
+}
+
+// invokeDirect is Invoke on the local broker without frames. A LocalConn
+// call ending with ctx leaves the channel open, so ctx bounds it directly.
+func (be *remotingBackend) invokeDirect(ctx context.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, brokerCallBound)
+		defer cancel()
+	}
+	return be.direct.Invoke(ctx, req)
 }
 
 // brokerCallBound is how long Invoke waits for a broker when its caller
@@ -290,6 +318,9 @@ func (be *remotingBackend) Handle(c int32, h BrokerRequestHandler) {
 }
 
 func (be *remotingBackend) Close(ctx context.Context) error {
+	if be.direct != nil {
+		_ = be.direct.Close()
+	}
 	err := be.rc.Shutdown(ctx)
 	if perr := be.pool.Stop(ctx); err == nil {
 		err = perr
