@@ -115,6 +115,13 @@ func (r *Resource) parseResources(req *codec.RemotingCommand, ext map[string]str
 		}
 		r.addGroup(ext, "consumerGroup")
 		r.addTopic(ext, "topic", Sub)
+	case code.PopMessage, code.PeekMessage, code.AckMessage, code.ChangeMessageInvisibletime,
+		code.Notification, code.PollingInfo:
+		r.addPopHeader(ext)
+	case code.BatchAckMessage:
+		return r.addBatchAck(req.Body)
+	case code.QueryAssignment, code.SetMessageRequestMode:
+		return r.addTopicGroupBody(req.Body)
 	}
 	return nil
 }
