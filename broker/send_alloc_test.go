@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"strings"
 	"sync"
@@ -165,23 +166,33 @@ func TestBrokerSendAllocsPerMessage(t *testing.T) {
 			if _, err := s.roundTrips(perRun, inFlight); err != nil { // creates the topic, warms up
 				t.Fatal(err)
 			}
-			var err error
-			allocs := testing.AllocsPerRun(4, func() {
-				if err == nil {
-					_, err = s.roundTrips(perRun, inFlight)
+			// The count is process-wide: the broker's timers and services
+			// allocate per unit of wall time, so a slow (loaded, -race) run
+			// adds to every message. That noise only ever adds, so the
+			// least of up to three measurements is the broker's own cost; a
+			// real regression exceeds the budget in all three.
+			limit := sendAllocBudget[st]
+			per := math.Inf(1)
+			for m := int64(1); m <= 3 && per > limit; m++ {
+				var err error
+				allocs := testing.AllocsPerRun(4, func() {
+					if err == nil {
+						_, err = s.roundTrips(perRun, inFlight)
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
 				}
-			})
-			if err != nil {
-				t.Fatal(err)
+				// AllocsPerRun runs the function once more to warm up: 5
+				// runs per measurement after the first one above.
+				if err := s.checkBatch(1, (1+5*m)*perRun-inFlight, (1+5*m)*perRun-1); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("%s: %.1f allocations per message (measurement %d)", st, allocs/perRun, m)
+				per = min(per, allocs/perRun)
 			}
-			// AllocsPerRun runs the function once more to warm up: 6 runs.
-			if err := s.checkBatch(1, 6*perRun-inFlight, 6*perRun-1); err != nil {
-				t.Fatal(err)
-			}
-			per := allocs / perRun
-			t.Logf("%s: %.1f allocations per message", st, per)
-			if limit := sendAllocBudget[st]; per > limit {
-				t.Errorf("%.1f allocations per message, want at most %.0f", per, limit)
+			if per > limit {
+				t.Errorf("%.1f allocations per message at best of three, want at most %.0f", per, limit)
 			}
 		})
 	}
