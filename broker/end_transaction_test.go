@@ -253,6 +253,15 @@ func TestBrokerTransactionCheckMaxDiscards(t *testing.T) {
 	if tc := b.Topics().SelectTopicConfig("TRANS_CHECK_MAX_TIME_TOPIC"); tc == nil || tc.ReadQueueNums != 1 {
 		t.Fatalf("TRANS_CHECK_MAX_TIME_TOPIC config %+v", tc)
 	}
+	// The check is a oneway request written asynchronously, so the
+	// discard (the next pass) can be visible before the producer has read
+	// it: wait for it to arrive, then it must be the only one.
+	testutil.Eventually(t, 5*time.Second, func() error {
+		if len(cc.received(code.CheckTransactionState)) == 0 {
+			return statusErr("no CHECK_TRANSACTION_STATE yet")
+		}
+		return nil
+	})
 	if n := len(cc.received(code.CheckTransactionState)); n != 1 {
 		t.Fatalf("%d checks sent, want 1", n)
 	}

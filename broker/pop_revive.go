@@ -39,6 +39,14 @@ type reviveService struct {
 	// read is the sum of the queues' read positions after the last pass
 	// (PopReviveCaughtUp).
 	read atomic.Int64
+	// horizonAt (ms) and horizonPhy are a snapshot of the clock and the
+	// commit-log end taken by an earlier pass: an ack answered before
+	// horizonAt lies below horizonPhy. Checkpoints due by horizonAt are
+	// revived only once the dispatcher has passed horizonPhy, so that every
+	// such ack is in the revive queue and read first; the wall clock alone
+	// would revive acked messages whenever dispatch lags (Java 5.x bounds
+	// revival by the revive log's own records likewise). 0: none taken.
+	horizonAt, horizonPhy int64
 }
 
 func (p *popProcessor) registerRevive() {
@@ -59,17 +67,41 @@ func (rs *reviveService) run(ctx context.Context) {
 			rs.queues = append(rs.queues, pop.NewReviveQueue(int32(i), from))
 		}
 	}
+	horizon := rs.horizon()
 	var read int64
 	for _, q := range rs.queues {
 		if ctx.Err() != nil {
 			return
 		}
 		rs.readQueue(ctx, q)
-		rs.revive(q)
+		rs.revive(q, horizon)
 		p.b.offsets.CommitOffset(reviveLocalHost, pop.ReviveGroup, p.reviveTopic, q.QueueID, q.Commit())
 		read += q.Next()
 	}
 	rs.read.Store(read)
+}
+
+// horizon is the time up to which this pass may revive (0: nothing yet):
+// the last snapshot once the dispatcher has passed its commit-log end.
+// It then takes the next snapshot.
+func (rs *reviveService) horizon() int64 {
+	st := rs.p.b.store
+	var h int64
+	if rs.horizonAt != 0 {
+		// Read the end before the lag: the difference then never
+		// overstates how far the dispatcher got.
+		end := st.MaxPhyOffset()
+		if end-st.DispatchBehindBytes() >= rs.horizonPhy {
+			h, rs.horizonAt = rs.horizonAt, 0
+		}
+	}
+	if rs.horizonAt == 0 {
+		// The clock before the end: an ack answered before horizonAt was
+		// written below horizonPhy.
+		rs.horizonAt = time.Now().UnixMilli()
+		rs.horizonPhy = st.MaxPhyOffset()
+	}
+	return h
 }
 
 // PopReviveCaughtUp reports whether this term's revive service has read
@@ -117,10 +149,14 @@ func (rs *reviveService) readQueue(ctx context.Context, q *pop.ReviveQueue) {
 	}
 }
 
-// revive re-puts the due checkpoints' unacknowledged messages; a checkpoint
-// whose re-put failed stays pending and is tried again next pass.
-func (rs *reviveService) revive(q *pop.ReviveQueue) {
-	for _, d := range q.Due(time.Now().UnixMilli()) {
+// revive re-puts the unacknowledged messages of the checkpoints due by
+// horizon (ms); a checkpoint whose re-put failed stays pending and is tried
+// again next pass.
+func (rs *reviveService) revive(q *pop.ReviveQueue, horizon int64) {
+	if horizon == 0 {
+		return
+	}
+	for _, d := range q.Due(horizon) {
 		ok := true
 		for _, off := range d.Offsets {
 			if !rs.reviveOne(&d.Checkpoint, off) {
