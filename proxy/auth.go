@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"strings"
+	"sync"
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
@@ -224,8 +225,8 @@ func (s *Server) authUnary() grpc.UnaryServerInterceptor {
 }
 
 // authStream authenticates every message a client streams (5.x checks
-// each onMessage). The stream's context is left as it is: other goroutines
-// of the telemetry handler read it.
+// each onMessage); the stream's context then carries the admitted account
+// (ReceiveMessage's broker calls are signed with it).
 func (s *Server) authStream() grpc.StreamServerInterceptor {
 	return func(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, h grpc.StreamHandler) error {
 		if s.acl == nil {
@@ -238,12 +239,30 @@ func (s *Server) authStream() grpc.StreamServerInterceptor {
 type authStream struct {
 	grpc.ServerStream
 	s *Server
+
+	mu  sync.Mutex      // guards ctx: telemetry reads it from other goroutines
+	ctx context.Context // nil until a message is admitted
+}
+
+func (a *authStream) Context() context.Context {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ctx == nil {
+		return a.ServerStream.Context()
+	}
+	return a.ctx
 }
 
 func (a *authStream) RecvMsg(m any) error {
 	if err := a.ServerStream.RecvMsg(m); err != nil {
 		return err
 	}
-	_, err := a.s.authenticate(a.ServerStream.Context(), m)
-	return err
+	ctx, err := a.s.authenticate(a.ServerStream.Context(), m)
+	if err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.ctx = ctx
+	a.mu.Unlock()
+	return nil
 }
