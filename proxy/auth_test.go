@@ -20,7 +20,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/rocketmq-go/rmq/broker"
-	"github.com/rocketmq-go/rmq/broker/acl"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/proxy"
@@ -75,35 +74,27 @@ func startACLEnv(t *testing.T, mode string) *env {
 
 	e := &env{nsAddr: ns.Addr().String(), b: b, mode: mode}
 	lg := zaptest.NewLogger(t).Named("proxy")
-	var err error
-	if mode == proxy.ModeLocal {
-		e.be, err = proxy.NewLocalBackend(b, lg)
-	} else {
-		e.be, err = proxy.NewClusterBackend([]string{e.nsAddr}, nil, lg)
-	}
-	if err != nil {
-		t.Fatalf("backend: %v", err)
-	}
 	cfg := proxy.NewConfig()
 	cfg.GRPCServerHost, cfg.GRPCServerPort, cfg.ProxyMode = "127.0.0.1", 0, mode
-	if e.srv, err = proxy.New(cfg, e.be, lg); err != nil {
-		t.Fatalf("proxy.New: %v", err)
+	cfg.NamesrvAddr = e.nsAddr
+	var (
+		px  *proxy.Running
+		err error
+	)
+	if mode == proxy.ModeLocal {
+		px, err = proxy.StartLocal(b, cfg, nil, lg) // the broker's own accounts
+	} else {
+		cfg.EnableACL, cfg.RocketmqHome = true, home // the same file, loaded by the proxy
+		px, err = proxy.StartCluster(cfg, nil, nil, lg)
 	}
-	if mode == proxy.ModeCluster {
-		p, err := acl.New(acl.Config{Home: home, Logger: lg.Named("acl")})
-		if err != nil {
-			t.Fatalf("acl.New: %v", err)
-		}
-		e.srv.SetACL(p)
+	if err != nil {
+		t.Fatalf("start proxy: %v", err)
 	}
-	if err := e.srv.Start(); err != nil {
-		t.Fatalf("proxy.Start: %v", err)
-	}
+	e.srv = px.Server
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_ = e.srv.Shutdown(ctx)
-		_ = e.be.Close(ctx)
+		_ = px.Shutdown(ctx)
 	})
 	if e.conn, err = grpc.NewClient(e.srv.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials())); err != nil {
 		t.Fatalf("grpc dial: %v", err)
