@@ -64,6 +64,31 @@ func signFor(ctx context.Context, req *codec.RemotingCommand) {
 	acl.SignRequest(req.ExtFields, req.Body, c.accessKey, c.secretKey)
 }
 
+// remember keeps the account ctx was admitted as on the caller's session,
+// for the broker calls the proxy makes for that client on its own (broker
+// heartbeats, renewals).
+func (s *Server) remember(ctx context.Context) {
+	c, _ := ctx.Value(credKey{}).(*credentials)
+	if c == nil || s.svc == nil {
+		return
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	if sess := s.svc.clients.Get(first(md, MetaClientID)); sess != nil {
+		sess.creds.Store(c)
+	}
+}
+
+// asClient is ctx signing as the account clientID was last admitted as
+// (unchanged when there is none).
+func (svc *service) asClient(ctx context.Context, clientID string) context.Context {
+	if sess := svc.clients.Get(clientID); sess != nil {
+		if c := sess.creds.Load(); c != nil {
+			return withCredentials(ctx, c)
+		}
+	}
+	return ctx
+}
+
 // errAuth is what a refused call gets: 5.x's AuthenticationInterceptor
 // answers PERMISSION_DENIED with no description.
 var errAuth = status.Error(codes.PermissionDenied, "")
@@ -220,7 +245,9 @@ func (s *Server) authUnary() grpc.UnaryServerInterceptor {
 		if err != nil {
 			return nil, err
 		}
-		return h(ctx, req)
+		resp, err := h(ctx, req)
+		s.remember(ctx) // after the handler: the call may have made the session
+		return resp, err
 	}
 }
 
@@ -232,7 +259,14 @@ func (s *Server) authStream() grpc.StreamServerInterceptor {
 		if s.acl == nil {
 			return h(srv, ss)
 		}
-		return h(srv, &authStream{ServerStream: ss, s: s})
+		as := &authStream{ServerStream: ss, s: s}
+		err := h(srv, as)
+		as.mu.Lock()
+		defer as.mu.Unlock()
+		if as.denied {
+			return errAuth // the handler may take a failed receive for the client's end
+		}
+		return err
 	}
 }
 
@@ -240,8 +274,9 @@ type authStream struct {
 	grpc.ServerStream
 	s *Server
 
-	mu  sync.Mutex      // guards ctx: telemetry reads it from other goroutines
-	ctx context.Context // nil until a message is admitted
+	mu     sync.Mutex      // guards ctx and denied: telemetry reads ctx from other goroutines
+	ctx    context.Context // nil until a message is admitted
+	denied bool            // a message was refused
 }
 
 func (a *authStream) Context() context.Context {
@@ -259,10 +294,14 @@ func (a *authStream) RecvMsg(m any) error {
 	}
 	ctx, err := a.s.authenticate(a.ServerStream.Context(), m)
 	if err != nil {
+		a.mu.Lock()
+		a.denied = true
+		a.mu.Unlock()
 		return err
 	}
 	a.mu.Lock()
 	a.ctx = ctx
 	a.mu.Unlock()
+	a.s.remember(ctx)
 	return nil
 }

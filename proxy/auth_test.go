@@ -192,3 +192,33 @@ func TestProxyACLRefusals(t *testing.T) {
 		}
 	})
 }
+
+// TestProxyACLConsumerRegisteredWithBroker: in local mode the proxy's own
+// heartbeat registering a signed-in consumer with the aclEnable=true broker
+// is signed as that consumer's account, so the broker lists the group.
+// Telemetry settings need SUB on the group and topic (pubOnly is refused).
+func TestProxyACLConsumerRegisteredWithBroker(t *testing.T) {
+	t.Parallel()
+	e := startACLEnv(t, proxy.ModeLocal)
+	open := func(clientID, ak, sk string) (apiv2.MessagingService_TelemetryClient, error) {
+		stream, err := e.cli.Telemetry(signedCtx(t, clientID, ak, sk))
+		if err != nil {
+			return nil, err
+		}
+		// A refused stream ends: Send then sees io.EOF, Recv the status.
+		_ = stream.Send(&apiv2.TelemetryCommand{Command: &apiv2.TelemetryCommand_Settings{Settings: consumerSettings("GAuthReg", "TAuth")}})
+		_, err = stream.Recv()
+		return stream, err
+	}
+	_, err := open(newClientID(), "pubOnly", "pubSecret")
+	wantDenied(t, "consumer settings without SUB", err)
+	if _, err := open(newClientID(), "rocketmq", "12345678"); err != nil {
+		t.Fatalf("signed telemetry: %v", err)
+	}
+	testutil.Eventually(t, 15*time.Second, func() error {
+		if e.b.Consumers().GetConsumerGroupInfo("GAuthReg") == nil {
+			return fmt.Errorf("group GAuthReg not registered with the broker")
+		}
+		return nil
+	})
+}
