@@ -3,6 +3,7 @@ package broker
 import (
 	"net"
 
+	"github.com/rocketmq-go/rmq/broker/acl"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
@@ -20,3 +21,7 @@ func (b *Broker) ServeLocal(c net.Conn) error { return b.server.ServeConn(c) }
 func (b *Broker) LocalConn(remoteAddr string) *remoting.LocalConn {
 	return b.server.NewLocalConn(remoteAddr)
 }
+
+// ACL is the broker's plain ACL (nil unless aclEnable=true): the gRPC
+// proxy's local mode checks its calls against the same accounts.
+func (b *Broker) ACL() *acl.Plain { return b.acl }

@@ -208,6 +208,7 @@ func (be *remotingBackend) isLocal(addr string) bool {
 // Java's clientCloseSocketIfTimeout); only the proxy's own bound, for a
 // ctx without deadline, counts as a broker timeout.
 func (be *remotingBackend) Invoke(ctx context.Context, addr string, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
+	signFor(ctx, req)
 	if be.direct != nil && directCode(req.Code) && be.isLocal(addr) {
 		return be.invokeDirect(ctx, req)
 	}
@@ -240,10 +241,12 @@ func (be *remotingBackend) invokeDirect(ctx context.Context, req *codec.Remoting
 const brokerCallBound = 30 * time.Second
 
 func (be *remotingBackend) InvokeAsync(ctx context.Context, addr string, req *codec.RemotingCommand, cb func(*codec.RemotingCommand, error)) error {
+	signFor(ctx, req)
 	return be.rc.InvokeAsync(ctx, addr, req, cb)
 }
 
 func (be *remotingBackend) InvokeOneway(ctx context.Context, addr string, req *codec.RemotingCommand) error {
+	signFor(ctx, req)
 	return be.rc.InvokeOneway(ctx, addr, req)
 }
 

@@ -57,6 +57,13 @@ type Config struct {
 	TLSTestModeEnable bool   `json:"tlsTestModeEnable"`
 	TLSKeyPath        string `json:"tlsKeyPath"`
 	TLSCertPath       string `json:"tlsCertPath"`
+
+	// EnableACL (5.x's enableACL) makes a cluster-mode proxy authenticate
+	// gRPC calls against $RocketmqHome/conf/plain_acl.yml (+ conf/acl/);
+	// local mode follows its broker's aclEnable instead. Ours:
+	// rocketmqHome, ROCKETMQ_HOME by default.
+	EnableACL    bool   `json:"enableACL"`
+	RocketmqHome string `json:"rocketmqHome"`
 }
 
 // NewConfig returns 5.x's ProxyConfig defaults.
@@ -69,6 +76,7 @@ func NewConfig() *Config {
 		RocketMQClusterName:          "DefaultCluster",
 		ProxyName:                    host,
 		NamesrvAddr:                  os.Getenv("NAMESRV_ADDR"),
+		RocketmqHome:                 os.Getenv("ROCKETMQ_HOME"),
 		ProxyMode:                    "CLUSTER",
 		GRPCServerPort:               8081,
 		GRPCShutdownTimeSeconds:      30,

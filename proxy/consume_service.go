@@ -34,6 +34,7 @@ func (svc *service) initConsume() {
 	svc.cons = newConsumer(svc.lg.Named("consume"), consumeConfigOf(svc.cfg), svc.consumeAdapter)
 	svc.cons.spawn = svc.srv.goFunc
 	svc.cons.renew = newRenewer(svc.cons, func(id string) bool { return svc.clients.Get(id) != nil })
+	svc.cons.renew.as = func(id string) context.Context { return svc.asClient(context.Background(), id) }
 	svc.be.Handle(code.GetConsumerRunningInfo, svc.onGetConsumerRunningInfo)
 	svc.be.Handle(code.ConsumeMessageDirectly, svc.onConsumeMessageDirectly)
 }

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/rocketmq-go/rmq/broker"
+	"github.com/rocketmq-go/rmq/broker/acl"
 	"github.com/rocketmq-go/rmq/remoting"
 )
 
@@ -15,6 +16,7 @@ import (
 type Running struct {
 	Server  *Server
 	backend Backend
+	acl     *acl.Plain // cluster mode with enableACL: the proxy's own accounts
 }
 
 // StartLocal starts a local-mode proxy in front of b, the way
@@ -35,13 +37,32 @@ func StartCluster(cfg *Config, cliCfg *remoting.NettyClientConfig, tlsCfg *remot
 	if err != nil {
 		return nil, err
 	}
-	return start(be, cfg, tlsCfg, lg)
+	if !cfg.EnableACL {
+		return start(be, cfg, tlsCfg, lg)
+	}
+	p, err := acl.New(acl.Config{Home: cfg.RocketmqHome, Logger: lg.Named("acl")})
+	if err != nil {
+		_ = be.Close(context.Background())
+		return nil, err
+	}
+	r, err := start(be, cfg, tlsCfg, lg, p)
+	if err != nil {
+		return nil, err
+	}
+	p.Start() // the file watcher: account changes apply without a restart
+	r.acl = p
+	return r, nil
 }
 
-func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger) (*Running, error) {
+// start runs a server on be; a, when given, is the ACL it checks calls
+// against.
+func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger, a ...ACL) (*Running, error) {
 	srv, err := New(cfg, be, lg)
 	if err == nil {
 		srv.SetTLS(proxyTLS(cfg, tlsCfg))
+		if len(a) > 0 {
+			srv.SetACL(a[0])
+		}
 		err = srv.Start()
 	}
 	if err != nil {
@@ -53,7 +74,11 @@ func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger) 
 
 // Shutdown stops the server, then the backend's connections.
 func (r *Running) Shutdown(ctx context.Context) error {
-	return errors.Join(r.Server.Shutdown(ctx), r.backend.Close(ctx))
+	err := errors.Join(r.Server.Shutdown(ctx), r.backend.Close(ctx))
+	if r.acl != nil {
+		err = errors.Join(err, r.acl.Shutdown(ctx))
+	}
+	return err
 }
 
 // proxyTLS applies rmq-proxy.json's tlsCertPath / tlsKeyPath /

@@ -160,7 +160,7 @@ func (h *brokerHeartbeat) beatPerClient(pc perClientBackend) bool {
 		if lc, ok := code.ParseLanguage(c.info.remotingLanguage()); ok {
 			req.Language = lc
 		}
-		h.send(chAddr, name, req)
+		h.send(h.svc.asClient(context.Background(), c.id), chAddr, name, req)
 	}
 	for id, chAddr := range h.clientChans {
 		if _, ok := seen[id]; !ok {
@@ -195,20 +195,21 @@ func (h *brokerHeartbeat) beatShared() {
 	payload := hd.Encode()
 	for name, addr := range masters {
 		if len(producers)+len(consumers) > 0 {
-			h.send(addr, name, codec.NewRequest(code.HeartBeat, nil, payload))
+			h.send(context.Background(), addr, name, codec.NewRequest(code.HeartBeat, nil, payload))
 		}
 		for _, g := range gone(h.lastProducers, producers) {
-			h.send(addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ProducerGroup: g}).ToExtFields(), nil))
+			h.send(context.Background(), addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ProducerGroup: g}).ToExtFields(), nil))
 		}
 		for _, g := range gone(h.lastConsumers, consumers) {
-			h.send(addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ConsumerGroup: g}).ToExtFields(), nil))
+			h.send(context.Background(), addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ConsumerGroup: g}).ToExtFields(), nil))
 		}
 	}
 	h.lastProducers, h.lastConsumers = producers, consumers
 }
 
-func (h *brokerHeartbeat) send(addr, name string, req *codec.RemotingCommand) {
-	ctx, cancel := context.WithTimeout(context.Background(), brokerCallTimeout)
+// send calls the broker; base carries the account to sign as, if any.
+func (h *brokerHeartbeat) send(base context.Context, addr, name string, req *codec.RemotingCommand) {
+	ctx, cancel := context.WithTimeout(base, brokerCallTimeout)
 	defer cancel()
 	if _, err := h.svc.be.Invoke(ctx, addr, req); err != nil {
 		h.svc.lg.Warn("heartbeat to broker failed", zap.String("brokerName", name), zap.String("brokerAddr", addr), zap.Int32("code", req.Code), zap.Error(err))

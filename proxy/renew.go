@@ -38,6 +38,9 @@ type renewer struct {
 	// gone client are given back (visible again after a second) instead of
 	// renewed, as 5.x's ReceiptHandleManager does for offline clients.
 	alive func(clientID string) bool
+	// as returns a context signing as the client's account (ACL); nil:
+	// unsigned.
+	as func(clientID string) context.Context
 }
 
 func newRenewer(c *consumer, alive func(clientID string) bool) *renewer {
@@ -127,7 +130,11 @@ func (r *renewer) renewDue() {
 		if j.clear {
 			ms = nackInvisible.Milliseconds()
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		base := context.Background()
+		if r.as != nil {
+			base = r.as(j.hh.clientID)
+		}
+		ctx, cancel := context.WithTimeout(base, 3*time.Second)
 		n, err := r.c.changeInvisible(ctx, j.hh.handle, j.k.group, j.hh.topic, ms)
 		cancel()
 		r.mu.Lock()

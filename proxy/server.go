@@ -29,6 +29,7 @@ type Server struct {
 	lg  *zap.Logger
 
 	tlsCfg *remoting.TLSConfig // nil: plain only
+	acl    ACL                 // nil: calls are not authenticated
 
 	grpc *grpc.Server
 	svc  *service
@@ -56,6 +57,9 @@ func New(cfg *Config, be Backend, lg *zap.Logger) (*Server, error) {
 		lg = zap.NewNop()
 	}
 	s := &Server{cfg: cfg, be: be, lg: lg, stopCh: make(chan struct{})}
+	if rb, ok := be.(*remotingBackend); ok && rb.local != nil && rb.local.ACL() != nil {
+		s.acl = rb.local.ACL() // local mode checks its broker's own accounts
+	}
 	s.svc = newService(s)
 	return s, nil
 }
@@ -93,8 +97,8 @@ func (s *Server) Serve(ln net.Listener) error {
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.SharedWriteBuffer(true),
-		grpc.ChainUnaryInterceptor(recoverUnary(s.lg)),
-		grpc.ChainStreamInterceptor(recoverStream(s.lg)),
+		grpc.ChainUnaryInterceptor(recoverUnary(s.lg), s.authUnary()),
+		grpc.ChainStreamInterceptor(recoverStream(s.lg), s.authStream()),
 	)
 	apiv2.RegisterMessagingServiceServer(s.grpc, s.svc)
 	s.svc.start()

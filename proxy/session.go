@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -19,6 +20,9 @@ const telemetryQueue = 64
 type clientSession struct {
 	id   string
 	info callInfo
+	// creds is the account the client was last admitted as (ACL on), for
+	// broker calls the proxy makes for it on its own; nil otherwise.
+	creds atomic.Pointer[credentials]
 
 	mu       sync.Mutex // guards the fields below
 	settings *apiv2.Settings
