@@ -8,6 +8,7 @@
 //   - local mode (NewLocalBackend): the proxy lives in the broker process
 //     and talks to it through an in-process pipe served by the broker's own
 //     remoting server (same processors, pools and broker-to-client calls);
+//     sends skip the pipe through remoting.LocalConn;
 //   - cluster mode (NewClusterBackend): a remoting client to every broker,
 //     routes from the name server.
 //
@@ -25,5 +26,7 @@
 // File map: server.go (lifecycle, TLS), backend.go (brokers), route.go,
 // send.go, transaction.go, session.go (Heartbeat, termination, client
 // registry, broker heartbeats), telemetry.go (settings, pushed commands),
-// consume_stub.go (consume-side methods, owned by the consume work).
+// auth.go (ACL), and the consume side: consume*.go (services, change
+// invisible duration), receive.go, ack.go, dlq.go, assignment.go,
+// receipt.go, popck.go, renew.go, telemetry_consumer.go.
 package proxy
