@@ -226,11 +226,10 @@ func TestHAControllerEpochPrefixFollowsRetention(t *testing.T) {
 		t.Fatalf("epochs before retention %+v", got)
 	}
 	// FileReservedTime=0 makes files expire the moment they are written;
-	// in real time they would be hours old and long dispatched. Retention,
-	// as in Java, does not wait for the dispatcher: a file deleted before
-	// it was dispatched leaves its messages out of the consume queues (the
-	// dispatcher skips to the new min offset), which the store check of
-	// t.Cleanup reports. Expire only dispatched data, as real time would.
+	// in real time they would be hours old and long dispatched. Retention
+	// keeps files the dispatcher has not read (Java deletes them and the
+	// dispatcher skips their messages), so let it catch up first, as real
+	// time would: the pass below then deletes every file but the last.
 	wait.Eventually(t, 10*time.Second, func() error {
 		if b := n.st.DispatchBehindBytes(); b > 0 {
 			return fmt.Errorf("dispatch %d bytes behind", b)
