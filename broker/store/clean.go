@@ -88,8 +88,14 @@ func (c *cleanService) deleteExpiredCommitLog() {
 	// The file queue compares with the wall clock; shift the threshold so
 	// that the store clock decides (identity with the default clock).
 	reserved -= s.opts.now().Sub(time.Now())
+	// Unlike Java, never delete what the dispatcher has not read yet: the
+	// reput would skip to the new min offset and the consume queues would
+	// miss those messages for good (their units then no longer match the
+	// queue offsets of the messages they point at). A stalled dispatcher
+	// (dispatch_stall.go) therefore also holds retention back.
 	n := s.cl.MappedFileQueue().DeleteExpiredFileByTime(reserved,
-		time.Duration(live.DeleteCommitLogFilesInterval)*time.Millisecond, cleanAtOnce, deleteFilesBatchMax)
+		time.Duration(live.DeleteCommitLogFilesInterval)*time.Millisecond, cleanAtOnce, deleteFilesBatchMax,
+		s.reput.from.Load())
 	if n == 0 && spaceFull {
 		s.lg.Warn("disk space will be full soon, but delete file failed")
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
@@ -194,5 +195,60 @@ func TestStoreCleanUnusedTopic(t *testing.T) {
 	// the queue offset restarts at 0 for a re-created topic
 	if r := mustPut(t, s, newMsg("Drop", 0, "", "", []byte("y"))); r.Append.LogicsOffset != 0 {
 		t.Fatalf("re-created topic offset %d", r.Append.LogicsOffset)
+	}
+}
+
+// TestStoreRetentionKeepsUndispatchedFiles: expired CommitLog files that
+// the dispatcher has not read yet are kept until it has; a consumer then
+// finds every message in its queue, at the queue offset the message
+// carries. (Java deletes them and the dispatcher skips their messages.)
+func TestStoreRetentionKeepsUndispatchedFiles(t *testing.T) {
+	clock := newFakeClock(time.Now())
+	s := startStore(t, smallConfig(t), WithClock(clock.now), WithDiskUsage(newUsage(0.10).get))
+	const n = 200 // ~1 KB each: four 64 KiB CommitLog files
+	body := bytes.Repeat([]byte("u"), 1000)
+	s.reput.mu.Lock() // a dispatcher that has not caught up yet
+	locked := true
+	defer func() {
+		if locked {
+			s.reput.mu.Unlock()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		mustPut(t, s, newMsg("U", 0, "", "", body))
+	}
+	files := len(s.cl.MappedFileQueue().Files())
+	if files < 3 {
+		t.Fatalf("only %d commitlog files", files)
+	}
+	clock.set(time.Now().Add(73 * time.Hour)) // every file but the last expired
+	s.ExecuteDeleteFilesManually()
+	s.CleanFilesNow()
+	if got := len(s.cl.MappedFileQueue().Files()); got != files || s.MinPhyOffset() != 0 {
+		t.Fatalf("retention deleted undispatched files: %d -> %d, min offset %d", files, got, s.MinPhyOffset())
+	}
+	s.reput.mu.Unlock()
+	locked = false
+	waitDispatched(t, s)
+	if got := s.MaxOffsetInQueue("U", 0); got != n {
+		t.Fatalf("queue max offset %d after dispatch, want %d", got, n)
+	}
+	s.CleanFilesNow() // dispatched now: the expired files go
+	if got := len(s.cl.MappedFileQueue().Files()); got != 1 {
+		t.Fatalf("dispatched expired files kept: %d left", got)
+	}
+	minQ := s.MinOffsetInQueue("U", 0)
+	if minQ <= 0 || s.MaxOffsetInQueue("U", 0) != n {
+		t.Fatalf("queue offsets [%d, %d) after retention, want [>0, %d)", minQ, s.MaxOffsetInQueue("U", 0), n)
+	}
+	for _, off := range []int64{minQ, n - 1} {
+		r := s.GetMessage("g", "U", 0, off, 1, nil)
+		if r == nil || len(r.Messages) != 1 {
+			t.Fatalf("get at %d: %+v", off, r)
+		}
+		m, err := message.DecodeRecord(r.Messages[0], true)
+		if err != nil || m.QueueOffset != off {
+			t.Fatalf("message at queue offset %d carries %d (%v)", off, m.QueueOffset, err)
+		}
 	}
 }

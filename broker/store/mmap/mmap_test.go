@@ -3,6 +3,7 @@ package mmap
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,7 +117,7 @@ func TestMappedFileQueueRollFindTruncate(t *testing.T) {
 		if err := q2.Load(); err != nil || len(q2.Files()) != 2 {
 			t.Fatalf("reload %v", err)
 		}
-		if q2.DeleteExpiredFileByTime(time.Hour, 0, true, 10) != 1 || q2.MinOffset() != 4096 {
+		if q2.DeleteExpiredFileByTime(time.Hour, 0, true, 10, math.MaxInt64) != 1 || q2.MinOffset() != 4096 {
 			t.Fatal("delete by time")
 		}
 		q2.Shutdown()

@@ -414,8 +414,10 @@ func (q *MappedFileQueue) DeleteLastMappedFile() error {
 // DeleteExpiredFileByTime deletes files (never the last one) last modified
 // more than expired ago, at most maxBatch per call (10 in Java), waiting
 // interval between deletions; with cleanImmediately every non-last file
-// qualifies. It returns how many were deleted.
-func (q *MappedFileQueue) DeleteExpiredFileByTime(expired time.Duration, interval time.Duration, cleanImmediately bool, maxBatch int) int {
+// qualifies. It stops at the first file that ends after keepFrom (a file
+// still needed from keepFrom on is kept, and so is everything after it);
+// math.MaxInt64 sets no such bound. It returns how many were deleted.
+func (q *MappedFileQueue) DeleteExpiredFileByTime(expired time.Duration, interval time.Duration, cleanImmediately bool, maxBatch int, keepFrom int64) int {
 	files := q.Files()
 	if len(files) <= 1 {
 		return 0
@@ -423,7 +425,7 @@ func (q *MappedFileQueue) DeleteExpiredFileByTime(expired time.Duration, interva
 	now := time.Now()
 	var drop []*MappedFile
 	for _, f := range files[:len(files)-1] {
-		if len(drop) >= maxBatch {
+		if len(drop) >= maxBatch || f.FileFromOffset()+int64(f.FileSize()) > keepFrom {
 			break
 		}
 		if !cleanImmediately && now.Sub(f.LastModified()) <= expired {
