@@ -150,11 +150,11 @@ func parseAuthorization(h string) (accessKey, signature string, err error) {
 	return accessKey, signature, nil
 }
 
-// resName is a resource's name with its namespace (NamespaceUtil.wrapNamespace).
+// resName is the name a permission is checked on: the resource's bare name,
+// the one the call then uses. Namespaces are not applied (docs/grpc.md), so
+// wrapping the checked name in one (5.x's NamespaceUtil.wrapNamespace) would
+// check a different resource than the one reached.
 func resName(r *apiv2.Resource) string {
-	if ns := r.GetResourceNamespace(); ns != "" {
-		return ns + "%" + r.GetName()
-	}
 	return r.GetName()
 }
 

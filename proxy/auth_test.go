@@ -48,6 +48,12 @@ const authYml = `accounts:
     defaultGroupPerm: SUB
     topicPerms:
       - TAuth=SUB
+  - accessKey: allButTAuth
+    secretKey: allSecret
+    defaultTopicPerm: PUB|SUB
+    defaultGroupPerm: SUB
+    topicPerms:
+      - TAuth=DENY
 `
 
 // startACLEnv is startEnv with an aclEnable=true broker whose home holds
@@ -182,6 +188,12 @@ func TestProxyACLRefusals(t *testing.T) {
 		wantDenied(t, "send without PUB", err)
 		_, err = e.tryReceive(signedCtx(t, cli, "pubOnly", "pubSecret"), e.receiveReq("TAuth", "GAuth", 30*time.Second, 300*time.Millisecond))
 		wantDenied(t, "receive without SUB", err)
+		// A namespace must not move the check to another name than the one
+		// the call uses (namespaces are ignored, so the check is on TAuth).
+		nsMsg := newMsg("TAuth", "x")
+		nsMsg.Topic.ResourceNamespace = "elsewhere"
+		_, err = e.cli.SendMessage(signedCtx(t, cli, "allButTAuth", "allSecret"), &apiv2.SendMessageRequest{Messages: []*apiv2.Message{nsMsg}})
+		wantDenied(t, "send to a denied topic under a namespace", err)
 		// The same accounts within their permissions pass.
 		resp, err := e.cli.SendMessage(signedCtx(t, cli, "pubOnly", "pubSecret"), send)
 		if err != nil || resp.GetStatus().GetCode() != apiv2.Code_OK {
