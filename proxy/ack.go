@@ -144,8 +144,8 @@ func (c *consumer) changeInvisibleDuration(ctx context.Context, req *apiv2.Chang
 
 // ackQuietly acks a message the client will not see (a tag the
 // subscription does not take), logging failures.
-func (c *consumer) ackQuietly(h ReceiptHandle, msgID, group, topic string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+func (c *consumer) ackQuietly(base context.Context, h ReceiptHandle, msgID, group, topic string) {
+	ctx, cancel := context.WithTimeout(base, 3*time.Second)
 	defer cancel()
 	if err := c.ack(ctx, h, group, topic); err != nil {
 		c.lg.Warn("ack of a filtered message failed", zap.String("msgId", msgID), zap.Error(err))

@@ -52,8 +52,8 @@ func (c *consumer) forwardToDLQ(ctx context.Context, req *apiv2.ForwardMessageTo
 }
 
 // dlqQuietly forwards a message past its max attempts, logging failures.
-func (c *consumer) dlqQuietly(h ReceiptHandle, msgID, group, topic string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+func (c *consumer) dlqQuietly(base context.Context, h ReceiptHandle, msgID, group, topic string) {
+	ctx, cancel := context.WithTimeout(base, 3*time.Second)
 	defer cancel()
 	if st := c.toDLQ(ctx, h, msgID, group, topic); st.GetCode() != apiv2.Code_OK {
 		c.lg.Warn("forwarding to the DLQ failed", zap.String("msgId", msgID), zap.String("status", st.GetMessage()))

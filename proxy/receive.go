@@ -96,7 +96,7 @@ func (c *consumer) receive(ctx context.Context, req *apiv2.ReceiveMessageRequest
 			}
 		}
 		// The client will never see the rest: make them visible again soon.
-		c.nack(req, msgs[i:])
+		c.nack(context.WithoutCancel(ctx), req, msgs[i:])
 		break
 	}
 	if err != nil {
@@ -116,8 +116,11 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 	}
 	topic, group, brokerName := h.Topic, h.ConsumerGroup, h.Bname
 	exp, expType := h.Exp, h.ExpType
+	// Follow-up broker calls outlive the request but act for its client:
+	// they keep its credentials (ACL signing), not its cancellation.
+	detached := context.WithoutCancel(ctx)
 	resp, err := c.backend.callBrokerLate(ctx, brokerName, codec.NewRequest(code.PopMessage, h.ToExtFields(), nil),
-		func(late *codec.RemotingCommand) { c.nackLate(late, group, topic, brokerName, h.Order) })
+		func(late *codec.RemotingCommand) { c.nackLate(detached, late, group, topic, brokerName, h.Order) })
 	if err != nil {
 		return statusOf(err), nil
 	}
@@ -134,7 +137,7 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 	if err != nil {
 		return statusOf(err), nil
 	}
-	msgs = c.screen(msgs, group, topic, exp, expType, set)
+	msgs = c.screen(detached, msgs, group, topic, exp, expType, set)
 	if len(msgs) == 0 {
 		return &apiv2.Status{Code: apiv2.Code_MESSAGE_NOT_FOUND, Message: "no match message"}, nil
 	}
@@ -199,7 +202,7 @@ func (c *consumer) decodePopped(resp *codec.RemotingCommand, topic, brokerName s
 // screen drops, as 5.x's PopMessageResultFilterImpl does, messages whose tag
 // the subscription does not take (acked) and messages past the client's
 // max attempts (forwarded to the DLQ); the rest are delivered.
-func (c *consumer) screen(msgs []*message.MessageExt, group, topic, exp, expType string,
+func (c *consumer) screen(base context.Context, msgs []*message.MessageExt, group, topic, exp, expType string,
 	set consumerSettings) []*message.MessageExt {
 	var tags filter.TagSubscription
 	if expType == filter.ExpressionTypeTag {
@@ -212,9 +215,9 @@ func (c *consumer) screen(msgs []*message.MessageExt, group, topic, exp, expType
 		case err != nil:
 			out = append(out, m)
 		case !tagMatched(tags, m.Properties[message.PropertyTags]):
-			c.spawn(func() { c.ackQuietly(h, messageIDOf(m), group, topic) })
+			c.spawn(func() { c.ackQuietly(base, h, messageIDOf(m), group, topic) })
 		case set.maxAttempts > 0 && m.ReconsumeTimes >= set.maxAttempts:
-			c.spawn(func() { c.dlqQuietly(h, messageIDOf(m), group, topic) })
+			c.spawn(func() { c.dlqQuietly(base, h, messageIDOf(m), group, topic) })
 		default:
 			out = append(out, m)
 		}
@@ -247,7 +250,7 @@ func (c *consumer) readBroker(ctx context.Context, topic, named string) (string,
 
 // nackLate gives back what a pop found after its client left: those
 // messages would otherwise stay invisible for the whole invisible time.
-func (c *consumer) nackLate(resp *codec.RemotingCommand, group, topic, brokerName string, order bool) {
+func (c *consumer) nackLate(base context.Context, resp *codec.RemotingCommand, group, topic, brokerName string, order bool) {
 	if resp.Code != code.Success {
 		return
 	}
@@ -255,15 +258,15 @@ func (c *consumer) nackLate(resp *codec.RemotingCommand, group, topic, brokerNam
 	if err != nil {
 		return
 	}
-	c.nackMessages(group, topic, msgs)
+	c.nackMessages(base, group, topic, msgs)
 }
 
 // nack makes messages the client never got visible again after a second.
-func (c *consumer) nack(req *apiv2.ReceiveMessageRequest, msgs []*message.MessageExt) {
-	c.nackMessages(req.GetGroup().GetName(), req.GetMessageQueue().GetTopic().GetName(), msgs)
+func (c *consumer) nack(base context.Context, req *apiv2.ReceiveMessageRequest, msgs []*message.MessageExt) {
+	c.nackMessages(base, req.GetGroup().GetName(), req.GetMessageQueue().GetTopic().GetName(), msgs)
 }
 
-func (c *consumer) nackMessages(group, topic string, msgs []*message.MessageExt) {
+func (c *consumer) nackMessages(base context.Context, group, topic string, msgs []*message.MessageExt) {
 	for _, m := range msgs {
 		h, err := ParseReceiptHandle(m.Properties[propPopCK])
 		if err != nil {
@@ -278,7 +281,7 @@ func (c *consumer) nackMessages(group, topic string, msgs []*message.MessageExt)
 					}
 				}
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			ctx, cancel := context.WithTimeout(base, 3*time.Second)
 			defer cancel()
 			if _, err := c.changeInvisible(ctx, h, group, topic, nackInvisible.Milliseconds()); err != nil {
 				c.lg.Warn("nack of an unsent message failed", zap.String("topic", topic), zap.Error(err))
