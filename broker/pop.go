@@ -283,7 +283,7 @@ func (p *popProcessor) popAll(r *popRun, tc *body.TopicConfig) int64 {
 	if h.Order {
 		r.reviveQid = pop.OrderReviveQueue
 	} else {
-		r.reviveQid = int32(p.ckSeq.Add(1)-1) % int32(max(cfg.ReviveQueueNum, 1))
+		r.reviveQid = reviveQueueOf(p.ckSeq.Add(1)-1, cfg.ReviveQueueNum)
 	}
 	randomQ := rand.IntN(100)
 	needRetry := randomQ < cfg.PopFromRetryProbability
@@ -603,4 +603,12 @@ func (b *Broker) PopNotificationsHeld() int {
 		return p.notifyHold.Len()
 	}
 	return 0
+}
+
+// reviveQueueOf spreads checkpoints over the revive queues by sequence
+// number. The modulus is taken before narrowing: an int32 conversion
+// first turned sequence 2^31 and on into negative queue ids, which the
+// revive service never reads (Java keeps it non-negative with Math.abs).
+func reviveQueueOf(seq uint64, queues int) int32 {
+	return int32(seq % uint64(max(queues, 1)))
 }

@@ -6,6 +6,7 @@ package store
 
 import (
 	"context"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,10 +93,21 @@ func (c *cleanService) deleteExpiredCommitLog() {
 	// reput would skip to the new min offset and the consume queues would
 	// miss those messages for good (their units then no longer match the
 	// queue offsets of the messages they point at). A stalled dispatcher
-	// (dispatch_stall.go) therefore also holds retention back.
+	// (dispatch_stall.go) therefore also holds time-based retention back.
+	// Not a full disk: a dispatcher stalls exactly when a ConsumeQueue file
+	// cannot be created for want of space, and only deleting frees it, so
+	// forced cleaning gives those queue units up, as Java does, and says so.
+	keepFrom := s.reput.from.Load()
+	if spaceFull || cleanAtOnce {
+		if keepFrom < s.cl.MaxOffset() {
+			s.lg.Error("disk full: forced cleaning may delete CommitLog files the dispatcher has not read yet; their messages then get no consume-queue units",
+				zap.Int64("dispatchedTo", keepFrom), zap.Int64("commitLogMax", s.cl.MaxOffset()))
+		}
+		keepFrom = math.MaxInt64
+	}
 	n := s.cl.MappedFileQueue().DeleteExpiredFileByTime(reserved,
 		time.Duration(live.DeleteCommitLogFilesInterval)*time.Millisecond, cleanAtOnce, deleteFilesBatchMax,
-		s.reput.from.Load())
+		keepFrom)
 	if n == 0 && spaceFull {
 		s.lg.Warn("disk space will be full soon, but delete file failed")
 	}
