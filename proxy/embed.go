@@ -57,6 +57,12 @@ func StartCluster(cfg *Config, cliCfg *remoting.NettyClientConfig, tlsCfg *remot
 // start runs a server on be; a, when given, is the ACL it checks calls
 // against.
 func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger, a ...ACL) (*Running, error) {
+	if cfg.RocketMQClusterName != NewConfig().RocketMQClusterName {
+		// 5.x uses it to pick the cluster's brokers; we route to every
+		// broker the name servers know, so say that the key changes nothing.
+		lg.Warn("rocketMQClusterName is read but not used: the proxy serves the topics of every cluster its name servers know",
+			zap.String("rocketMQClusterName", cfg.RocketMQClusterName))
+	}
 	srv, err := New(cfg, be, lg)
 	if err == nil {
 		srv.SetTLS(proxyTLS(cfg, tlsCfg))

@@ -131,9 +131,20 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.grpc != nil {
 		done := make(chan struct{})
 		go func() { s.grpc.GracefulStop(); close(done) }()
+		// grpcShutdownTimeSeconds bounds the graceful part, as 5.x's
+		// awaitTermination before shutdownNow; ctx may end it sooner.
+		var expire <-chan time.Time
+		if d := time.Duration(s.cfg.GRPCShutdownTimeSeconds) * time.Second; d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			expire = t.C
+		}
 		select {
 		case <-done:
 		case <-ctx.Done():
+			s.grpc.Stop()
+			<-done
+		case <-expire:
 			s.grpc.Stop()
 			<-done
 		}
