@@ -320,28 +320,27 @@ func (s *Service) slaveAckLocked(id int64) (ack int64, ok bool) {
 // other member, -1 when a member is not connected. It allocates nothing
 // (the allAckInSyncStateSet put path calls it).
 func (s *Service) allAckOffset() int64 {
-	set := *s.ctl.sss.effective.Load()
-	self := s.ctl.localID.Load()
-	out := s.st.MaxPhyOffset()
-	s.connMu.RLock()
-	defer s.connMu.RUnlock()
-	for _, id := range set {
-		if id == self {
-			continue
-		}
-		a, ok := s.slaveAckLocked(id)
-		if !ok {
-			return -1
-		}
-		out = min(out, a)
+	if a, ok := s.minSetAck(false); ok {
+		return a
 	}
-	return out
+	return -1
 }
 
 // computeConfirmOffset is 5.x computeConfirmOffset: the smallest
 // acknowledged offset over the connected SyncStateSet members (the
 // master's max offset alone); unchanged while a member is disconnected.
 func (s *Service) computeConfirmOffset() int64 {
+	if a, ok := s.minSetAck(true); ok {
+		return a
+	}
+	return s.st.ConfirmOffset()
+}
+
+// minSetAck is the smallest acknowledgement of the SyncStateSet members
+// other than this broker, starting from the master's max offset
+// (skipZero: members that acknowledged nothing yet do not count, as in
+// 5.x computeConfirmOffset); ok is false when a member is not connected.
+func (s *Service) minSetAck(skipZero bool) (int64, bool) {
 	set := *s.ctl.sss.effective.Load()
 	self := s.ctl.localID.Load()
 	out := s.st.MaxPhyOffset()
@@ -353,13 +352,13 @@ func (s *Service) computeConfirmOffset() int64 {
 		}
 		a, ok := s.slaveAckLocked(id)
 		if !ok {
-			return s.st.ConfirmOffset()
+			return 0, false
 		}
-		if a > 0 {
+		if a > 0 || !skipZero {
 			out = min(out, a)
 		}
 	}
-	return out
+	return out, true
 }
 
 // ConfirmOffset is the offset the group confirmed (5.x

@@ -90,7 +90,7 @@ func (s *DefaultMessageStore) recoverNormally() (recoverResult, error) {
 	}
 	idx := max(0, len(files)-3)
 	check := func(mf *mmap.MappedFile) (fileCheck, bool) { return validateFile(mf, s.cfg.CheckCRCOnRecover), true }
-	end := walkCommitLog(files, idx, check, nil)
+	end := walkCommitLog(files, idx, check)
 	s.lg.Info("commit log recovered", zap.Int64("startOffset", files[idx].FileFromOffset()), zap.Int64("maxOffset", end))
 	return recoverResult{startOffset: files[idx].FileFromOffset(), maxOffset: end}, s.cl.SetRecoveredEnd(end)
 }
@@ -114,7 +114,7 @@ func (s *DefaultMessageStore) recoverAbnormally() (recoverResult, error) {
 	}
 	rs := s.newRecoveryScan()
 	sc := s.startRecoveryScanner(files[idx:], s.cfg.CheckCRCOnRecover)
-	end := walkCommitLog(files, idx, func(*mmap.MappedFile) (fileCheck, bool) { return sc.next(rs.record) }, nil)
+	end := walkCommitLog(files, idx, func(*mmap.MappedFile) (fileCheck, bool) { return sc.next(rs.record) })
 	sc.finish() // before the cut may unmap a file it reads
 	s.lg.Info("commit log recovered abnormally", zap.Int64("startOffset", files[idx].FileFromOffset()),
 		zap.Int64("maxOffset", end), zap.Int("dispatched", rs.dispatched), zap.Int("skipped", rs.skipped))
@@ -122,13 +122,11 @@ func (s *DefaultMessageStore) recoverAbnormally() (recoverResult, error) {
 }
 
 // walkCommitLog is the recovery walk over files[idx:]: check gives the
-// verdict on each file in order (false: no more verdicts), dispatch (nil
-// after a clean shutdown) hands on the validated records of a file and
-// returns where it stopped. A file leads on into the next one only when
-// it ended properly (blank record or its last byte). The result is the
-// offset after the last valid record.
-func walkCommitLog(files []*mmap.MappedFile, idx int, check func(*mmap.MappedFile) (fileCheck, bool),
-	dispatch func(mf *mmap.MappedFile, validEnd int64) int64) int64 {
+// verdict on each file in order (false: no more verdicts; after a crash
+// it also dispatches the file's valid records). A file leads on into the
+// next one only when it ended properly (blank record or its last byte).
+// The result is the offset after the last valid record.
+func walkCommitLog(files []*mmap.MappedFile, idx int, check func(*mmap.MappedFile) (fileCheck, bool)) int64 {
 	end := files[idx].FileFromOffset()
 	for i := idx; i < len(files); i++ {
 		fc, ok := check(files[i])
@@ -136,10 +134,7 @@ func walkCommitLog(files []*mmap.MappedFile, idx int, check func(*mmap.MappedFil
 			break
 		}
 		end = fc.end
-		if dispatch != nil {
-			end = dispatch(files[i], fc.end)
-		}
-		if end != fc.end || !fc.cont {
+		if !fc.cont {
 			break
 		}
 		if i+1 < len(files) {
