@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -287,22 +288,25 @@ type pullAnswer struct {
 	h   [4]int64 // by pullAnswerKeys
 }
 
-// pullAnswerKeys are the answer's keys in Java's HashMap order.
-var pullAnswerKeys = codec.HashMapOrder("suggestWhichBrokerId", "nextBeginOffset", "minOffset", "maxOffset")
+// pullAnswerFields are the answer's keys in the order newPullAnswer lists
+// the header's values; pullAnswerKeys are the same keys in Java's HashMap
+// order and pullAnswerSlot maps each to its value's place.
+var (
+	pullAnswerFields = []string{"suggestWhichBrokerId", "nextBeginOffset", "minOffset", "maxOffset"}
+	pullAnswerKeys   = codec.HashMapOrder(pullAnswerFields...)
+	pullAnswerSlot   = func() (slot [4]uint8) {
+		for i, k := range pullAnswerKeys {
+			slot[i] = uint8(slices.Index(pullAnswerFields, k))
+		}
+		return slot
+	}()
+)
 
 func newPullAnswer(c int32, remark string, rh *header.PullMessageResponseHeader) *codec.RemotingCommand {
 	a := &pullAnswer{cmd: *codec.NewResponse(c, remark)}
-	for i, k := range pullAnswerKeys {
-		switch k {
-		case "suggestWhichBrokerId":
-			a.h[i] = rh.SuggestWhichBrokerID
-		case "nextBeginOffset":
-			a.h[i] = rh.NextBeginOffset
-		case "minOffset":
-			a.h[i] = rh.MinOffset
-		default:
-			a.h[i] = rh.MaxOffset
-		}
+	v := [4]int64{rh.SuggestWhichBrokerID, rh.NextBeginOffset, rh.MinOffset, rh.MaxOffset}
+	for i, f := range pullAnswerSlot {
+		a.h[i] = v[f]
 	}
 	a.cmd.ExtSource = a
 	return &a.cmd

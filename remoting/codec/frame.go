@@ -52,7 +52,7 @@ func Decode(frame []byte) (*RemotingCommand, error) { return decode(frame, false
 
 // DecodeLazy is Decode for a server's incoming requests: for the request
 // codes of LazyExtCode it leaves the extFields map unbuilt (lazy.go), so
-// read their custom header with Ext, ExtEntries or Fields, not through
+// read their custom header with Ext, RangeExt or Fields, not through
 // ExtFields directly. Every other frame decodes exactly as with Decode.
 func DecodeLazy(frame []byte) (*RemotingCommand, error) { return decode(frame, true) }
 

@@ -1,8 +1,6 @@
 package codec
 
 import (
-	"iter"
-
 	"github.com/rocketmq-go/rmq/remoting/code"
 )
 
@@ -62,14 +60,11 @@ func (c *RemotingCommand) Fields() map[string]string {
 	return c.ExtFields
 }
 
-// ExtEntries yields the custom-header fields without building a map: in
-// wire order for a lazily decoded command, else in map order. Each key
-// comes once.
-func (c *RemotingCommand) ExtEntries() iter.Seq2[string, string] { return c.RangeExt }
-
-// RangeExt calls yield for each custom-header field as ExtEntries yields
-// them, until yield returns false. Unlike ranging over ExtEntries, a call
-// with a closure allocates nothing.
+// RangeExt calls yield for each custom-header field, without building a
+// map, until yield returns false: in wire order for a lazily decoded
+// command, else in map order. Each key comes once. It is an
+// iter.Seq2[string, string] (range over c.RangeExt); a call with a closure
+// allocates nothing.
 func (c *RemotingCommand) RangeExt(yield func(k, v string) bool) {
 	if c.lazyExt() {
 		l := c.layout

@@ -14,7 +14,7 @@ import (
 )
 
 // checkLazy asserts that DecodeLazy and Decode read frame alike: the same
-// error, the same command, the same custom header through Ext, ExtEntries
+// error, the same command, the same custom header through Ext, RangeExt
 // and Fields, and the same bytes when re-encoded before and after the map
 // is built. It reports whether the header stayed lazy.
 func checkLazy(t *testing.T, frame []byte) bool {
@@ -42,8 +42,8 @@ func checkLazy(t *testing.T, frame []byte) bool {
 	if got.Ext("\x00absent") != "" {
 		t.Fatal("Ext of an absent key is not empty")
 	}
-	if seen := maps.Collect(got.ExtEntries()); len(seen) != len(want.ExtFields) || !maps.Equal(seen, want.ExtFields) {
-		t.Fatalf("ExtEntries %v, want %v", seen, want.ExtFields)
+	if seen := maps.Collect(got.RangeExt); len(seen) != len(want.ExtFields) || !maps.Equal(seen, want.ExtFields) {
+		t.Fatalf("RangeExt %v, want %v", seen, want.ExtFields)
 	}
 	wantOut, werr := Encode(want)
 	gotOut, gerr := Encode(got)
