@@ -366,6 +366,9 @@ func (c *BrokerConfig) Unimplemented() []string {
 	if c.EnableSlaveActingMaster {
 		out = append(out, "enableSlaveActingMaster=true is not implemented: slaves do not act as master")
 	}
+	if c.EnablePopMessageThreshold {
+		out = append(out, "enablePopMessageThreshold=true is not implemented: pops are not refused above popInflightMessageThreshold")
+	}
 	return out
 }
 

@@ -20,7 +20,7 @@ type PopConfig struct {
 	PopFromRetryProbability            int   `prop:"popFromRetryProbability"` // percent of pops that read the retry topic first
 	PopResponseReturnActualRetryTopic  bool  `prop:"popResponseReturnActualRetryTopic"`
 	PopInflightMessageThreshold        int64 `prop:"popInflightMessageThreshold"`
-	EnablePopMessageThreshold          bool  `prop:"enablePopMessageThreshold"`
+	EnablePopMessageThreshold          bool  `prop:"enablePopMessageThreshold"` // not implemented: warned when true
 	// DefaultMessageRequestMode is PULL or POP: the mode QUERY_ASSIGNMENT
 	// reports for a group/topic without a SET_MESSAGE_REQUEST_MODE entry.
 	DefaultMessageRequestMode string `prop:"defaultMessageRequestMode"`

@@ -95,7 +95,7 @@ func (a *assignmentProcessor) queryAssignment(ctx *remoting.Context, req *codec.
 	mode, ok := a.modes.Get(rb.Topic, rb.ConsumerGroup)
 	if !ok {
 		mode = pop.RequestMode{Topic: rb.Topic, ConsumerGroup: rb.ConsumerGroup, Mode: a.b.Config().DefaultMessageRequestMode}
-		if isRetryTopic(rb.Topic) {
+		if topic.IsRetryTopic(rb.Topic) {
 			mode.Mode = pop.ModePull // retry topics are always pulled
 		}
 		if mode.Mode == pop.ModePop {
@@ -114,10 +114,6 @@ func (a *assignmentProcessor) queryAssignment(ctx *remoting.Context, req *codec.
 	return resp, nil
 }
 
-func isRetryTopic(t string) bool {
-	return len(t) >= len(pop.RetryGroupTopicPrefix) && t[:len(pop.RetryGroupTopicPrefix)] == pop.RetryGroupTopicPrefix
-}
-
 // loadBalance is doLoadBalance; nil means "no valid answer" (the client
 // keeps its previous assignment).
 func (a *assignmentProcessor) loadBalance(ctx *remoting.Context, rb *queryAssignmentRequest, mode *pop.RequestMode) []pop.Queue {
@@ -130,7 +126,7 @@ func (a *assignmentProcessor) loadBalance(ctx *remoting.Context, rb *queryAssign
 		return nil
 	}
 	if mqs == nil {
-		if !isRetryTopic(rb.Topic) {
+		if !topic.IsRetryTopic(rb.Topic) {
 			a.lg.Warn("query assignment: topic does not exist", zap.String("consumerGroup", rb.ConsumerGroup), zap.String("topic", rb.Topic))
 		}
 		return nil
@@ -217,7 +213,7 @@ func (a *assignmentProcessor) setMessageRequestMode(_ *remoting.Context, req *co
 	if err := json.Unmarshal(req.Body, &rb); err != nil {
 		return nil, wireError(code.SystemError, "decode SetMessageRequestModeRequestBody: "+err.Error())
 	}
-	if isRetryTopic(rb.Topic) {
+	if topic.IsRetryTopic(rb.Topic) {
 		return codec.NewResponse(code.NoPermission, "retry topic is not allowed to set mode"), nil
 	}
 	if a.b.topics.SelectTopicConfig(rb.Topic) == nil {

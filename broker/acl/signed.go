@@ -1,10 +1,6 @@
 package acl
 
-import (
-	"crypto/hmac"
-	"crypto/sha1" //nolint:gosec // HmacSHA1 is the wire's signature algorithm
-	"encoding/base64"
-)
+import "crypto/hmac"
 
 // SignedRequest is a request signed outside the remoting protocol (5.x's
 // gRPC authentication header): the signature covers Content only, and the
@@ -45,9 +41,7 @@ func (p *Plain) ValidateSigned(s *SignedRequest) error {
 	if a.white.match(addr) {
 		return nil
 	}
-	mac := hmac.New(sha1.New, a.sig.key)
-	mac.Write(s.Content)
-	want := base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	want := Sign(s.Content, string(a.sig.key))
 	if !hmac.Equal([]byte(want), []byte(s.Signature)) {
 		return refusal(frameValidate+"684)", "Check signature failed for accessKey="+s.AccessKey)
 	}
