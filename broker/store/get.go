@@ -4,7 +4,6 @@ package store
 // lookMessageByOffset / selectOneMessageByOffset and queryMessage.
 
 import (
-	"encoding/binary"
 	"math"
 	"slices"
 	"time"
@@ -312,14 +311,10 @@ func (s *DefaultMessageStore) EarliestMessageTimeOfStore() int64 {
 }
 
 func storeTimestampOf(rec []byte) int64 {
-	if len(rec) < message.PosSysFlag+4 {
-		return -1
+	if ts, ok := message.StoreTimestampOf(rec); ok {
+		return ts
 	}
-	p := message.StoreTimestampPos(int32(binary.BigEndian.Uint32(rec[message.PosSysFlag:])))
-	if p+8 > len(rec) {
-		return -1
-	}
-	return int64(binary.BigEndian.Uint64(rec[p:]))
+	return -1
 }
 
 // CheckInDiskByConsumeOffset reports whether the message at a queue offset
