@@ -6,6 +6,7 @@ package proxy
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.uber.org/zap"
@@ -60,10 +61,11 @@ func (c *consumer) ackMessage(ctx context.Context, req *apiv2.AckMessageRequest)
 		return &apiv2.AckMessageResponse{Status: statusOf(err)}
 	}
 	entries := make([]*apiv2.AckMessageResultEntry, len(req.GetEntries()))
-	done := make(chan struct{}, len(entries))
+	var wg sync.WaitGroup
 	for i, e := range req.GetEntries() {
+		wg.Add(1)
 		go func() {
-			defer func() { done <- struct{}{} }()
+			defer wg.Done()
 			h, err := c.handleOf(group, e.GetMessageId(), e.GetReceiptHandle())
 			if err == nil {
 				err = c.ack(ctx, h, group, topic)
@@ -72,9 +74,7 @@ func (c *consumer) ackMessage(ctx context.Context, req *apiv2.AckMessageRequest)
 				ReceiptHandle: e.GetReceiptHandle(), Status: statusOf(err)}
 		}()
 	}
-	for range entries {
-		<-done
-	}
+	wg.Wait()
 	return &apiv2.AckMessageResponse{Status: overallStatus(entries), Entries: entries}
 }
 

@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/zap/zaptest"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	"github.com/rocketmq-go/rmq/broker"
@@ -27,51 +24,13 @@ import (
 // redelivery tests take about a second.
 func startConsumeEnv(t testing.TB, mode string, brokerOpts ...testutil.BrokerOption) *env {
 	t.Helper()
-	ns := testutil.StartNamesrv(t)
 	opts := append([]testutil.BrokerOption{func(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) {
 		cfg.ReviveInterval = 20
 	}}, brokerOpts...)
-	b := testutil.StartBroker(t, ns.Addr().String(), opts...)
-	e := &env{nsAddr: ns.Addr().String(), b: b, mode: mode}
-	lg := zaptest.NewLogger(t).Named("proxy")
-	var (
-		be  proxy.Backend
-		err error
-	)
-	if mode == proxy.ModeLocal {
-		be, err = proxy.NewLocalBackend(b, lg)
-	} else {
-		be, err = proxy.NewClusterBackend([]string{e.nsAddr}, nil, lg)
-	}
-	if err != nil {
-		t.Fatalf("backend: %v", err)
-	}
-	cfg := proxy.NewConfig()
-	cfg.GRPCServerHost, cfg.GRPCServerPort = "127.0.0.1", 0
-	cfg.ProxyMode = mode
-	cfg.GRPCClientConsumerMinLongPollingTimeoutMillis = 100
-	cfg.MinInvisibleTimeMillsForRecv = 100
-	srv, err := proxy.New(cfg, be, lg)
-	if err != nil {
-		t.Fatalf("proxy.New: %v", err)
-	}
-	if err := srv.Start(); err != nil {
-		t.Fatalf("proxy.Start: %v", err)
-	}
-	e.srv = srv
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		_ = be.Close(ctx)
+	return startEnvB(t, mode, opts, func(cfg *proxy.Config) {
+		cfg.GRPCClientConsumerMinLongPollingTimeoutMillis = 100
+		cfg.MinInvisibleTimeMillsForRecv = 100
 	})
-	e.conn, err = grpc.NewClient(srv.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatalf("grpc dial: %v", err)
-	}
-	t.Cleanup(func() { _ = e.conn.Close() })
-	e.cli = apiv2.NewMessagingServiceClient(e.conn)
-	return e
 }
 
 // received is one ReceiveMessage call's stream.

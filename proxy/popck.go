@@ -4,24 +4,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocketmq-go/rmq/broker/pop"
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/remoting/header"
 )
-
-const retryGroupTopicPrefix = "%RETRY%"
-
-// retryMark is the receipt handle's topic marker for a topic a message was
-// read from: "2" for a V2 pop retry topic (%RETRY%group+topic), "1" for any
-// other retry topic, "0" otherwise (5.x ExtraInfoUtil.getRetry).
-func retryMark(topic string) string {
-	if strings.HasPrefix(topic, retryGroupTopicPrefix) {
-		if strings.Contains(topic, "+") {
-			return receiptRetryTopicV2
-		}
-		return receiptRetryTopicV1
-	}
-	return receiptNormalTopic
-}
 
 // extraInfo builds a broker POP_CK string (8 fields).
 func extraInfo(ckOffset, popTime, invisible int64, reviveQid int32, mark, brokerName string, queueID int32, msgOffset int64) string {
@@ -72,7 +58,7 @@ func assignReceiptHandles(msgs []*message.MessageExt, h *header.PopMessageRespon
 			m.Properties = map[string]string{}
 		}
 		ck, has := m.Properties[propPopCK]
-		mark := retryMark(m.Topic)
+		mark := pop.RetryMark(m.Topic)
 		if has {
 			if f := strings.SplitN(ck, " ", 6); len(f) >= 5 {
 				mark = f[4]

@@ -37,6 +37,14 @@ func (c *clientSession) Settings() *apiv2.Settings {
 	return c.settings
 }
 
+// streamSettings returns the client's settings and whether its Telemetry
+// stream is open, read together under one lock.
+func (c *clientSession) streamSettings() (*apiv2.Settings, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.settings, c.stream != nil
+}
+
 // Push queues cmd on the client's Telemetry stream; false when the client
 // has no stream or its queue is full.
 func (c *clientSession) Push(cmd *apiv2.TelemetryCommand) bool {
@@ -122,10 +130,7 @@ func (r *registry) snapshot() []*clientSession {
 func (r *registry) ProducersOf(topic string) []*clientSession {
 	var out []*clientSession
 	for _, c := range r.snapshot() {
-		s := c.Settings()
-		c.mu.Lock()
-		open := c.stream != nil
-		c.mu.Unlock()
+		s, open := c.streamSettings()
 		if !open || s.GetPublishing() == nil {
 			continue
 		}
@@ -144,10 +149,7 @@ func (r *registry) ProducersOf(topic string) []*clientSession {
 func (r *registry) ConsumersOf(group string) []*clientSession {
 	var out []*clientSession
 	for _, c := range r.snapshot() {
-		s := c.Settings()
-		c.mu.Lock()
-		open := c.stream != nil
-		c.mu.Unlock()
+		s, open := c.streamSettings()
 		if open && s.GetSubscription().GetGroup().GetName() == group {
 			out = append(out, c)
 		}

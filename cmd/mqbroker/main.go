@@ -104,6 +104,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 			lg.Error("load proxy config failed", zap.Error(err))
 			return 255
 		}
+	} else if *proxyConf != "" {
+		lg.Warn("-pc ignored: the proxy runs only with --enable-proxy", zap.String("pc", *proxyConf))
 	}
 	raiseProcs(lg, broker.EventLoops(cfgs.Server))
 	return serve(cfgs, pcfg, lg, stdout, stop)

@@ -112,6 +112,8 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		}
 		defer shutdown("proxy", px.Shutdown, lg)
 		fmt.Fprintf(stdout, "The proxy boot success. grpc %s, proxyMode=local\n", px.Server.Addr())
+	} else if *proxyConf != "" {
+		lg.Warn("-pc ignored: the proxy is off (-proxy=false)", zap.String("pc", *proxyConf))
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer cancel()
