@@ -87,10 +87,12 @@ func TestProxyGRPCMixedGRPCSendToRemotingPush(t *testing.T) {
 			}); err != nil {
 			t.Fatal(err)
 		}
+		started := time.Now()
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = c.Shutdown() })
+		// The client's first rebalance races its own Shutdown (testutil).
+		t.Cleanup(func() { _ = testutil.ShutdownSettled(started, c.Shutdown) })
 		want := map[string]bool{}
 		cli := newClientID()
 		for i := range 3 {
