@@ -1,10 +1,15 @@
 package broker_test
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocketmq-go/rmq/broker/pop"
+	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting/code"
 )
 
@@ -43,5 +48,84 @@ func TestBrokerPopOrderlyResetOffsetClearsBlock(t *testing.T) {
 	}
 	if rh.OrderCountInfo == nil || *rh.OrderCountInfo != "0 0 0" || rh.ReviveQid != pop.OrderReviveQueue {
 		t.Fatalf("after the reset: header %+v", rh)
+	}
+}
+
+// storedPropsLen is the properties length of the record at topic/0/offset.
+func storedPropsLen(t *testing.T, e *consumeEnv, topic string, offset int64) int {
+	t.Helper()
+	res := e.b.Store().GetMessage("probe", topic, 0, offset, 1, nil)
+	if res == nil || len(res.Messages) != 1 {
+		t.Fatalf("no record at %s/0/%d", topic, offset)
+	}
+	m, err := message.DecodeRecord(res.Messages[0], true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(m.PropertiesString)
+}
+
+// retried lists the bodies in the group's pop retry topic.
+func retried(t *testing.T, e *consumeEnv, retryTopic string) []string {
+	t.Helper()
+	var out []string
+	for off := int64(0); off < e.b.Store().MaxOffsetInQueue(retryTopic, 0); off++ {
+		res := e.b.Store().GetMessage("probe", retryTopic, 0, off, 1, nil)
+		if res == nil || len(res.Messages) != 1 {
+			t.Fatalf("no record at %s/0/%d", retryTopic, off)
+		}
+		m, err := message.DecodeRecord(res.Messages[0], true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, string(m.Body))
+	}
+	return out
+}
+
+// TestBrokerPopReviveFailedPutNoDuplicates: when one message of a
+// checkpoint cannot be re-put (here its properties plus 1ST_POP_TIME exceed
+// 32767 bytes, so every put of it fails), its siblings are re-put once
+// each: later passes neither re-put them again nor hold them back.
+func TestBrokerPopReviveFailedPutNoDuplicates(t *testing.T) {
+	t.Parallel()
+	e := newConsumeEnv(t, fastRevive)
+	e.expect(e.call(createTopicReq("PopRvF", 1)), code.Success, "")
+	e.send("PopRvF", 0, map[string]string{"pad": "x"}, "probe")
+	e.waitDispatched("PopRvF", 0, 1)
+	// The broker's own properties are the same for every send: pad so
+	// the stored properties end a few bytes under the limit.
+	overhead := storedPropsLen(t, e, "PopRvF", 0) - 1
+	pad := strings.Repeat("x", message.MaxPropertiesLength-5-overhead)
+	e.send("PopRvF", 0, nil, "m0")
+	e.send("PopRvF", 0, map[string]string{"pad": pad}, "big")
+	e.send("PopRvF", 0, nil, "m2")
+	e.waitDispatched("PopRvF", 0, 4)
+	if n := storedPropsLen(t, e, "PopRvF", 2); n > message.MaxPropertiesLength || n+20 <= message.MaxPropertiesLength {
+		t.Fatalf("padded properties are %d bytes", n)
+	}
+	_, _, probe := e.pop("rvf", "PopRvF", 0, 1, 60_000, 0)
+	e.expect(e.ack("rvf", probe[0]), code.Success, "")
+	_, _, got := e.pop("rvf", "PopRvF", 0, 32, 100, 0)
+	if len(got) != 3 {
+		t.Fatalf("popped %d", len(got))
+	}
+	const retryTopic = "%RETRY%rvf_PopRvF"
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if got := retried(t, e, retryTopic); len(got) < 2 {
+			return fmt.Errorf("re-put so far %v", got)
+		}
+		return nil
+	})
+	// The failing message is tried again on every pass: let three go by.
+	passes := e.b.PopRevivePasses()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if n := e.b.PopRevivePasses(); n < passes+3 {
+			return fmt.Errorf("revive passes %d", n-passes)
+		}
+		return nil
+	})
+	if got := strings.Join(retried(t, e, retryTopic), ","); got != "m0,m2" {
+		t.Fatalf("retry topic holds %s, want m0,m2 (each once)", got)
 	}
 }
