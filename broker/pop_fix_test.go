@@ -11,6 +11,7 @@ import (
 	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 // TestBrokerPopOrderlyResetOffsetClearsBlock: an admin offset reset
@@ -128,4 +129,41 @@ func TestBrokerPopReviveFailedPutNoDuplicates(t *testing.T) {
 	if got := strings.Join(retried(t, e, retryTopic), ","); got != "m0,m2" {
 		t.Fatalf("retry topic holds %s, want m0,m2 (each once)", got)
 	}
+}
+
+// TestBrokerPopAckRejectsBadReviveQid: an ACK_MESSAGE,
+// CHANGE_MESSAGE_INVISIBLETIME or BATCH_ACK_MESSAGE naming a revive queue
+// that does not exist is refused with MESSAGE_ILLEGAL (5.x writes it to a
+// queue nobody reads: the ack is lost); a valid one still succeeds.
+func TestBrokerPopAckRejectsBadReviveQid(t *testing.T) {
+	t.Parallel()
+	e := newConsumeEnv(t)
+	e.send("PopRq", 0, nil, "x")
+	e.waitDispatched("PopRq", 0, 1)
+	_, rh, got := e.pop("rqg", "PopRq", 0, 1, 60_000, 0)
+	if len(got) != 1 {
+		t.Fatalf("popped %d", len(got))
+	}
+	ei, err := pop.ParseExtraInfo(got[0].handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	illegal := func(resp *codec.RemotingCommand, qid int32) {
+		t.Helper()
+		want := "reviveQid[" + strconv.Itoa(int(qid)) + "] is illegal, topic:[rmq_sys_REVIVE_LOG_DefaultCluster] reviveQueueNum:[8] consumer:[/"
+		if resp.Code != code.MessageIllegal || !strings.HasPrefix(resp.Remark, want) {
+			t.Fatalf("reviveQid %d: %s %q", qid, code.ResponseName(resp.Code), resp.Remark)
+		}
+	}
+	for _, qid := range []int32{8, -1, 57} {
+		bad := got[0]
+		bad.handle = pop.BuildExtraInfo(ei.CkQueueOffset, ei.PopTime, ei.InvisibleTime, qid, "PopRq", "broker-a", 0, ei.QueueOffset)
+		illegal(e.ack("rqg", bad), qid)
+		resp, _ := e.changeInvisible("rqg", bad, 1000)
+		illegal(resp, qid)
+		body := `{"acks":[{"b":"AQ==","c":"rqg","it":60000,"pt":` + strconv.FormatInt(rh.PopTime, 10) +
+			`,"q":0,"r":"0","rq":` + strconv.Itoa(int(qid)) + `,"so":0,"t":"PopRq"}],"brokerName":"broker-a"}`
+		illegal(e.call(codec.NewRequest(code.BatchAckMessage, nil, []byte(body))), qid)
+	}
+	e.expect(e.ack("rqg", got[0]), code.Success, "")
 }
