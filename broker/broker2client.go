@@ -98,7 +98,7 @@ func (b *Broker) resetOffset(topicName, group string, timestamp int64, isForce, 
 		return nil, err
 	}
 	for mq, off := range table {
-		b.offsets.ResetOffset(group, topicName, mq.QueueID, off)
+		b.resetOffsetOf(group, topicName, mq.QueueID, off) // also clears a FIFO pop block (pop.go)
 	}
 	resp := codec.NewResponse(code.Success, remarkNotSet)
 	resp.Body = rb.Encode()

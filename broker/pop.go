@@ -483,6 +483,24 @@ func (p *popProcessor) popOffset(t, group string, queueID int32, initMode int32,
 	return off
 }
 
+// resetOffset moves the group's offset in the queue on an admin offset
+// reset and, as 5.x's resetPopOffset / ConsumerOrderInfoManager.clearBlock,
+// forgets the queue's FIFO batch: an orderly group blocked by unacked
+// messages pops from the reset offset at once. It runs under the queue lock
+// so that a pop in progress cannot record its batch after the clear.
+func (b *Broker) resetOffsetOf(group, t string, queueID int32, offset int64) {
+	p := b.popProc()
+	if p == nil {
+		b.offsets.ResetOffset(group, t, queueID, offset)
+		return
+	}
+	unlock := p.lockWait(lockKey(t, group, queueID))
+	b.offsets.ResetOffset(group, t, queueID, offset)
+	p.orders.Clear(t, group, queueID)
+	unlock()
+	p.hold.WakeGroup(t, group)
+}
+
 // appendCheckpoint writes the batch's checkpoint to the revive log
 // (appendCheckPoint + the store part of PopBufferMergeService).
 func (p *popProcessor) appendCheckpoint(r *popRun, t string, queueID int32, offset int64, offs []int64) bool {

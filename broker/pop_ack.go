@@ -41,6 +41,20 @@ func (p *popProcessor) checkAckQueue(ctx *remoting.Context, t string, queueID in
 	return nil
 }
 
+// checkReviveQid rejects a receipt handle whose revive queue does not
+// exist: its ack or checkpoint would land in a queue the revive service
+// never reads (an ack lost, a change of invisible time never revived).
+// 5.x does not check it; the code and remark are its ack processor's for
+// an illegal queue id. The FIFO mark (999) is valid.
+func (p *popProcessor) checkReviveQid(ctx *remoting.Context, qid int32) *codec.RemotingCommand {
+	n := p.b.Config().ReviveQueueNum
+	if qid == pop.OrderReviveQueue || qid >= 0 && int(qid) < max(n, 1) {
+		return nil
+	}
+	return codec.NewResponse(code.MessageIllegal, fmt.Sprintf("reviveQid[%d] is illegal, topic:[%s] reviveQueueNum:[%d] consumer:[/%s]",
+		qid, p.reviveTopic, n, remoteAddr(ctx)))
+}
+
 func (p *popProcessor) processAck(ctx *remoting.Context, req *codec.RemotingCommand) (*codec.RemotingCommand, error) {
 	var h header.AckMessageRequestHeader
 	if err := h.FromExtFields(req.ExtFields); err != nil {
@@ -57,6 +71,9 @@ func (p *popProcessor) processAck(ctx *remoting.Context, req *codec.RemotingComm
 	ei, err := pop.ParseExtraInfo(h.ExtraInfo)
 	if err != nil {
 		return nil, wireError(code.SystemError, err.Error())
+	}
+	if resp := p.checkReviveQid(ctx, ei.ReviveQid); resp != nil {
+		return resp, nil
 	}
 	resp := codec.NewResponse(code.Success, "")
 	if ei.IsOrder() {
@@ -125,6 +142,10 @@ func (p *popProcessor) processChangeInvisible(ctx *remoting.Context, req *codec.
 	ei, err := pop.ParseExtraInfo(h.ExtraInfo)
 	if err != nil {
 		return nil, wireError(code.SystemError, err.Error())
+	}
+	if resp := p.checkReviveQid(ctx, ei.ReviveQid); resp != nil {
+		resp.ExtFields = rh.ToExtFields()
+		return resp, nil
 	}
 	if ei.IsOrder() {
 		p.changeInvisibleOrderly(&h, ei, &rh)
@@ -223,6 +244,11 @@ func (p *popProcessor) appendBatchAck(ctx *remoting.Context, ba *batchAck, broke
 	t, err := pop.RealTopic(ba.Topic, ba.ConsumerGroup, ba.Retry)
 	if err != nil {
 		p.lg.Warn("batch ack: bad retry mark", zap.String("retry", ba.Retry))
+		return
+	}
+	if bad := p.checkReviveQid(ctx, ba.ReviveQueueID); bad != nil {
+		// The batch's other acks still go in; the answer says one did not.
+		resp.Code, resp.Remark = bad.Code, bad.Remark
 		return
 	}
 	minOff, maxOff := p.b.store.MinOffsetInQueue(t, ba.QueueID), p.b.store.MaxOffsetInQueue(t, ba.QueueID)

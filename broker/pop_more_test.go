@@ -11,6 +11,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/pop"
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/internal/testutil"
+	"github.com/rocketmq-go/rmq/internal/wait"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -33,12 +34,14 @@ func TestBrokerPopLongPollWakesOnSend(t *testing.T) {
 		took time.Duration
 		err  error
 	}
+	// A pop answered before its poll time ended was woken by the arrival.
+	poll := wait.Scale(20 * time.Second)
 	done := make(chan result, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), poll+10*time.Second)
 		defer cancel()
 		begin := time.Now()
-		resp, err := e.c.InvokeSync(ctx, e.addr, popReq("lg", "PopLp", -1, 32, 60_000, 20_000))
+		resp, err := e.c.InvokeSync(ctx, e.addr, popReq("lg", "PopLp", -1, 32, 60_000, poll.Milliseconds()))
 		done <- result{resp, time.Since(begin), err}
 	}()
 	testutil.Eventually(t, 5*time.Second, func() error {
@@ -53,7 +56,7 @@ func TestBrokerPopLongPollWakesOnSend(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	e.expect(r.resp, code.Success, "FOUND")
-	if ms := decodeBody(t, r.resp.Body); len(ms) != 1 || string(ms[0].Body) != "second" || r.took > 15*time.Second {
+	if ms := decodeBody(t, r.resp.Body); len(ms) != 1 || string(ms[0].Body) != "second" || r.took >= poll {
 		t.Fatalf("woken pop: %d messages after %v", len(ms), r.took)
 	}
 	// Nothing arrives: POLLING_TIMEOUT once the poll time is over.
@@ -176,7 +179,7 @@ func TestBrokerPopRetryToDLQ(t *testing.T) {
 		}
 		return nil
 	})
-	time.Sleep(300 * time.Millisecond)
+	e.reviveSettled()
 	if _, _, more := e.pop("dg", "PopDlq", -1, 32, 60_000, 0); len(more) != 0 {
 		t.Fatalf("dead message delivered again: reconsumeTimes %d", more[0].m.ReconsumeTimes)
 	}
@@ -211,7 +214,7 @@ func TestBrokerPopBatchAck(t *testing.T) {
 		}
 		return nil
 	})
-	time.Sleep(300 * time.Millisecond)
+	e.reviveSettled()
 	_, _, more := e.pop("bg", "PopBa", -1, 32, 60_000, 0)
 	for _, p := range more {
 		seen[string(p.m.Body)] = true

@@ -74,7 +74,7 @@ func TestBrokerPopRestartRevivesUnackedOnly(t *testing.T) {
 		}
 		return nil
 	})
-	time.Sleep(300 * time.Millisecond)
+	e2.reviveSettled()
 	_, _, more := e2.pop("sg", "PopRs", -1, 32, 60_000, 0)
 	for _, p := range more {
 		seen[string(p.m.Body)] = p.m.ReconsumeTimes

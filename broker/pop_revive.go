@@ -39,6 +39,8 @@ type reviveService struct {
 	// read is the sum of the queues' read positions after the last pass
 	// (PopReviveCaughtUp).
 	read atomic.Int64
+	// passes counts the passes completed (PopRevivePasses).
+	passes atomic.Int64
 	// horizonAt (ms) and horizonPhy are a snapshot of the clock and the
 	// commit-log end taken by an earlier pass: an ack answered before
 	// horizonAt lies below horizonPhy. Checkpoints due by horizonAt are
@@ -79,6 +81,7 @@ func (rs *reviveService) run(ctx context.Context) {
 		read += q.Next()
 	}
 	rs.read.Store(read)
+	rs.passes.Add(1)
 }
 
 // horizon is the time up to which this pass may revive (0: nothing yet):
@@ -122,6 +125,18 @@ func (b *Broker) PopReviveCaughtUp() bool {
 	return rs.read.Load() == total
 }
 
+// PopRevivePasses is the number of passes this term's revive service has
+// completed (tests wait for one more pass before checking that nothing
+// else came back).
+func (b *Broker) PopRevivePasses() int64 {
+	if p := b.popProc(); p != nil {
+		if rs := p.revive.Load(); rs != nil {
+			return rs.passes.Load()
+		}
+	}
+	return 0
+}
+
 // read feeds the queue every record written since the last pass.
 func (rs *reviveService) readQueue(ctx context.Context, q *pop.ReviveQueue) {
 	st := rs.p.b.store
@@ -150,8 +165,10 @@ func (rs *reviveService) readQueue(ctx context.Context, q *pop.ReviveQueue) {
 }
 
 // revive re-puts the unacknowledged messages of the checkpoints due by
-// horizon (ms); a checkpoint whose re-put failed stays pending and is tried
-// again next pass.
+// horizon (ms). Each message re-put is recorded at once (q.Revived): a
+// message that failed stays pending, alone, and is tried again next pass,
+// while its checkpoint's other messages are neither held back nor re-put
+// twice (5.x re-writes a checkpoint for each failed message likewise).
 func (rs *reviveService) revive(q *pop.ReviveQueue, horizon int64) {
 	if horizon == 0 {
 		return
@@ -159,15 +176,15 @@ func (rs *reviveService) revive(q *pop.ReviveQueue, horizon int64) {
 	for _, d := range q.Due(horizon) {
 		ok := true
 		for _, off := range d.Offsets {
-			if !rs.reviveOne(&d.Checkpoint, off) {
+			if rs.reviveOne(&d.Checkpoint, off) {
+				q.Revived(&d.Checkpoint, off)
+			} else {
 				ok = false
-				break
 			}
 		}
-		if !ok {
-			return
+		if ok {
+			q.Settle(&d.Checkpoint)
 		}
-		q.Settle(&d.Checkpoint)
 	}
 }
 

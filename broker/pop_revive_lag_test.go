@@ -85,9 +85,17 @@ func TestBrokerPopAckNotRevivedWhileDispatchLags(t *testing.T) {
 	if late := time.Now().UnixMilli() - (rh.PopTime + invisible); late >= 0 {
 		t.Skipf("ack answered %d ms after the invisible time: too loaded to tell", late)
 	}
-	// Keep the ack undispatched until well past the invisible time and a
-	// good number of revive passes (every 20 ms).
-	time.Sleep(time.Until(time.UnixMilli(rh.PopTime+invisible)) + 300*time.Millisecond)
+	// Keep the ack undispatched until past the invisible time and three
+	// revive passes after it (a pass revives up to the clock snapshot of
+	// the pass before: the third would revive the message).
+	time.Sleep(time.Until(time.UnixMilli(rh.PopTime + invisible)))
+	from := b.PopRevivePasses()
+	testutil.Eventually(t, 10*time.Second, func() error {
+		if n := b.PopRevivePasses(); n < from+3 {
+			return fmt.Errorf("revive passes past the invisible time: %d", n-from)
+		}
+		return nil
+	})
 	close(gate.release)
 	released = true
 

@@ -24,6 +24,28 @@ func ackSlack() int64 { return wait.Scale(750 * time.Millisecond).Milliseconds()
 // fastRevive makes the revive service run every 20 ms.
 func fastRevive(cfg *broker.BrokerConfig, _ *store.MessageStoreConfig) { cfg.ReviveInterval = 20 }
 
+// reviveSettled waits until the revive service has read every revive-log
+// record written so far and run three more passes, and the store has
+// dispatched everything: every checkpoint due before the call has then been
+// revived (a pass revives up to the clock snapshot the pass before took),
+// so a message that was to come back is in its retry queue.
+func (e *consumeEnv) reviveSettled() {
+	e.t.Helper()
+	from := e.b.PopRevivePasses()
+	testutil.Eventually(e.t, 10*time.Second, func() error {
+		if n := e.b.PopRevivePasses(); n < from+3 {
+			return fmt.Errorf("revive passes since the call: %d", n-from)
+		}
+		if !e.b.PopReviveCaughtUp() {
+			return fmt.Errorf("revive service behind the revive log")
+		}
+		if n := e.b.Store().DispatchBehindBytes(); n != 0 {
+			return fmt.Errorf("dispatch behind by %d bytes", n)
+		}
+		return nil
+	})
+}
+
 // popReq builds a POP_MESSAGE. bornTime 0 has the broker stamp the request
 // with its own clock when it takes it up (as Java does), so a request that
 // waited in a loaded machine's queues is not refused as "timeout too much".
@@ -199,7 +221,7 @@ func TestBrokerPopInvisibleRevivedAckedNot(t *testing.T) {
 		t.Fatalf("acked messages came back: %v", seen)
 	}
 	// Nothing else comes back after the acks of the revived ones.
-	time.Sleep(500 * time.Millisecond)
+	e.reviveSettled()
 	resp, _, more := e.pop("rg", "PopRv", -1, 32, 60_000, 0)
 	if len(more) != 0 {
 		t.Fatalf("after all acks: %s, %d messages", code.ResponseName(resp.Code), len(more))
@@ -247,7 +269,7 @@ func TestBrokerPopChangeInvisibleTime(t *testing.T) {
 		}
 		return nil
 	})
-	time.Sleep(400 * time.Millisecond)
+	e.reviveSettled()
 	_, _, more := e.pop("cg", "PopCi", -1, 32, 60_000, 0)
 	back = append(back, more...)
 	if len(back) != 1 || string(back[0].m.Body) != "b" {

@@ -4,11 +4,17 @@ package broker
 // GET_ALL_MESSAGE_REQUEST_MODE (402): mirror 5.x QueryAssignmentProcessor
 // and AdminBrokerProcessor.getAllMessageRequestMode.
 // SET_MESSAGE_REQUEST_MODE records, per topic and group, whether clients
-// pull or pop (config/messageRequestMode.json); QUERY_ASSIGNMENT answers a client's share of the topic's queues, found
-// through the name server's route as 5.x's TopicRouteInfoManager does (a
-// broker without a name server uses its own topic config): for a POP group
-// every broker's queues as queue id -1 (popShareQueueNum <= 0), for PULL the
-// named allocation strategy over the group's client ids.
+// pull or pop (config/messageRequestMode.json); QUERY_ASSIGNMENT answers a
+// client's share of the topic's queues, found through the name server's
+// route as 5.x's TopicRouteInfoManager does (a broker without a name server
+// uses its own topic config): for a POP group every broker's queues as
+// queue id -1 (popShareQueueNum <= 0), for PULL the named allocation
+// strategy over the group's client ids.
+//
+// Both run on their own pool (5.x's loadBalanceExecutor), and the routes are
+// cached (routeCache, refreshed every loadBalancePollNameServerInterval): a
+// slow name server holds up assignments only, never the acks and
+// invisible-time changes of the consumer-manage pool.
 
 import (
 	"context"
@@ -23,6 +29,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/pop"
 	"github.com/rocketmq-go/rmq/broker/topic"
 	"github.com/rocketmq-go/rmq/internal/configfile"
+	"github.com/rocketmq-go/rmq/internal/service"
 	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
@@ -33,13 +40,28 @@ import (
 // routeQueryTimeout bounds one GET_ROUTEINFO_BY_TOPIC to a name server.
 const routeQueryTimeout = 3 * time.Second
 
+// The load-balance executor and route refresh, with 5.x BrokerConfig's
+// defaults (loadBalanceProcessorThreadPoolNums,
+// loadBalanceThreadPoolQueueCapacity, loadBalancePollNameServerInterval);
+// not configurable here.
+const (
+	loadBalanceThreads       = 32
+	loadBalanceQueueCapacity = 100000
+	routeRefreshInterval     = 30 * time.Second
+)
+
 func init() { processorFamilies = append(processorFamilies, registerQueryAssignment) }
+
+// assignmentProcessors maps a *Broker to its *assignmentProcessor (tests).
+var assignmentProcessors sync.Map
 
 // assignmentProcessor is QueryAssignmentProcessor.
 type assignmentProcessor struct {
 	b     *Broker
 	lg    *zap.Logger
 	modes *pop.RequestModes
+	// routes caches the topics' subscribable queues from the name server.
+	routes routeCache
 	// persistMu orders the messageRequestMode.json rewrites (held across
 	// the write; the request path takes it only after the table changed).
 	persistMu sync.Mutex
@@ -47,11 +69,18 @@ type assignmentProcessor struct {
 
 func registerQueryAssignment(b *Broker) {
 	a := &assignmentProcessor{b: b, lg: b.lg.Named("assignment"), modes: pop.NewRequestModes()}
+	a.routes.table = make(map[string][]pop.Queue)
 	if err := configfile.LoadLogged(a.lg, "message request mode", a.path(), a.modes.Decode); err != nil {
 		a.lg.Warn("message request modes not loaded", zap.Error(err))
 	}
-	b.registerProcessor(code.QueryAssignment, remoting.ProcessorFunc(a.queryAssignment), b.Pools.ConsumerManage, true)
-	b.registerProcessor(code.SetMessageRequestMode, remoting.ProcessorFunc(a.setMessageRequestMode), b.Pools.ConsumerManage, true)
+	assignmentProcessors.Store(b, a)
+	// 5.x's loadBalanceExecutor: the servers stop it when they shut down;
+	// the hook covers a broker whose servers never started.
+	pool := remoting.NewPool("LoadBalanceThread", loadBalanceThreads, loadBalanceQueueCapacity)
+	b.onShutdown(func(ctx context.Context) { _ = pool.Stop(ctx); assignmentProcessors.Delete(b) })
+	b.addService(service.New("TopicRouteInfoManager", routeRefreshInterval, func(ctx context.Context) { a.refreshRoutes(ctx) }))
+	b.registerProcessor(code.QueryAssignment, remoting.ProcessorFunc(a.queryAssignment), pool, true)
+	b.registerProcessor(code.SetMessageRequestMode, remoting.ProcessorFunc(a.setMessageRequestMode), pool, true)
 	b.registerProcessor(code.GetAllMessageRequestMode, remoting.ProcessorFunc(a.getAllMessageRequestMode), b.Pools.Admin, true)
 }
 
@@ -164,35 +193,106 @@ func (a *assignmentProcessor) loadBalance(ctx *remoting.Context, rb *queryAssign
 }
 
 // subscribeInfo is TopicRouteInfoManager.getTopicSubscribeInfo: the
-// readable queues of the topic's route; nil when the topic is unknown.
+// readable queues of the topic's route; nil when the topic is unknown. A
+// topic seen before is answered from the cache; a new one asks the name
+// server on the caller's (load-balance) worker, as 5.x does.
 func (a *assignmentProcessor) subscribeInfo(t string) []pop.Queue {
-	nss := a.b.Config().NamesrvAddrList()
-	if len(nss) == 0 {
+	if len(a.b.Config().NamesrvAddrList()) == 0 {
 		tc := a.b.topics.SelectTopicConfig(t)
 		if tc == nil {
 			return nil
 		}
 		return readableQueues(t, []body.QueueData{{BrokerName: a.b.Config().BrokerName, ReadQueueNums: tc.ReadQueueNums, Perm: tc.Perm}})
 	}
+	if qs, ok := a.routes.get(t); ok {
+		return qs
+	}
+	qs, found, _ := a.fetchRoute(context.Background(), t)
+	if found {
+		a.routes.put(t, qs)
+	}
+	return slices.Clone(qs)
+}
+
+// fetchRoute asks the name servers in turn for the topic's route. found
+// reports a route; gone, that a name server answered without one
+// (TOPIC_NOT_EXIST or another error code).
+func (a *assignmentProcessor) fetchRoute(ctx context.Context, t string) (qs []pop.Queue, found, gone bool) {
 	h := &header.GetRouteInfoRequestHeader{Topic: t}
-	for _, ns := range nss {
-		ctx, cancel := context.WithTimeout(context.Background(), routeQueryTimeout)
-		resp, err := a.b.outAPI.Client().InvokeSync(ctx, ns, codec.NewRequest(code.GetRouteinfoByTopic, h.ToExtFields(), nil))
+	for _, ns := range a.b.Config().NamesrvAddrList() {
+		cctx, cancel := context.WithTimeout(ctx, routeQueryTimeout)
+		resp, err := a.b.outAPI.Client().InvokeSync(cctx, ns, codec.NewRequest(code.GetRouteinfoByTopic, h.ToExtFields(), nil))
 		cancel()
 		if err != nil {
 			a.lg.Warn("query assignment: route query failed", zap.String("namesrvAddr", ns), zap.Error(err))
 			continue
 		}
 		if resp.Code != code.Success {
-			return nil
+			return nil, false, true
 		}
 		rd, err := body.DecodeTopicRouteData(resp.Body)
 		if err != nil {
-			return nil
+			a.lg.Warn("query assignment: bad route body", zap.String("namesrvAddr", ns), zap.Error(err))
+			return nil, false, false
 		}
-		return readableQueues(t, rd.QueueDatas)
+		return readableQueues(t, rd.QueueDatas), true, false
 	}
-	return nil
+	return nil, false, false
+}
+
+// refreshRoutes is TopicRouteInfoManager's periodic update: every cached
+// topic is asked again; one the name server no longer knows is dropped,
+// one it could not be asked about keeps its last route.
+func (a *assignmentProcessor) refreshRoutes(ctx context.Context) {
+	for _, t := range a.routes.topics() {
+		if ctx.Err() != nil {
+			return
+		}
+		qs, found, gone := a.fetchRoute(ctx, t)
+		switch {
+		case found:
+			a.routes.put(t, qs)
+		case gone:
+			a.routes.drop(t)
+		}
+	}
+}
+
+// routeCache is TopicRouteInfoManager.topicSubscribeInfoTable: topic →
+// its readable queues, as last read from a name server.
+type routeCache struct {
+	mu    sync.Mutex
+	table map[string][]pop.Queue // guarded by mu
+}
+
+// get returns a copy of the topic's cached queues (the caller sorts them).
+func (c *routeCache) get(t string) ([]pop.Queue, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	qs, ok := c.table[t]
+	return slices.Clone(qs), ok
+}
+
+func (c *routeCache) put(t string, qs []pop.Queue) {
+	c.mu.Lock()
+	c.table[t] = slices.Clone(qs)
+	c.mu.Unlock()
+}
+
+func (c *routeCache) drop(t string) {
+	c.mu.Lock()
+	delete(c.table, t)
+	c.mu.Unlock()
+}
+
+func (c *routeCache) topics() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]string, 0, len(c.table))
+	for t := range c.table {
+		out = append(out, t)
+	}
+	return out
 }
 
 func readableQueues(t string, qds []body.QueueData) []pop.Queue {

@@ -7,6 +7,7 @@ package pop
 // pop on its pool, never on the notifier's goroutine.
 
 import (
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -42,20 +43,63 @@ func (w *Waiter) fire() bool {
 	return w.done.CompareAndSwap(false, true)
 }
 
-// Hold holds waiting pops.
+// waiterSet is a set of held pops.
+type waiterSet map[*Waiter]struct{}
+
+// Hold holds waiting pops, indexed so that an arrival looks only at the
+// pops it may serve: by topic, by the pop retry topics (V1 and V2) of
+// their topic and group, and counted per topic@group@queue.
 type Hold struct {
 	perKey int   // popPollingSize
 	total  int64 // maxPopPollingSize
 
 	mu      sync.Mutex
-	byTopic map[string][]*Waiter // guarded by mu
+	byTopic map[string]waiterSet // guarded by mu
+	byRetry map[string]waiterSet // retry topic → its group's pops of the original topic; guarded by mu
+	counts  map[string]int       // topic@group@queueId → held pops; guarded by mu
 	n       int64                // guarded by mu
 	stopped bool                 // guarded by mu
 }
 
 // NewHold returns a hold with the given limits.
 func NewHold(perKey int, total int64) *Hold {
-	return &Hold{perKey: perKey, total: total, byTopic: make(map[string][]*Waiter)}
+	h := &Hold{perKey: perKey, total: total}
+	h.reset()
+	return h
+}
+
+func (h *Hold) reset() {
+	h.byTopic = make(map[string]waiterSet)
+	h.byRetry = make(map[string]waiterSet)
+	h.counts = make(map[string]int)
+	h.n = 0
+}
+
+func countKey(topic, group string, queueID int32) string {
+	return topic + "@" + group + "@" + strconv.Itoa(int(queueID))
+}
+
+// retryKeys are the retry topics whose arrivals wake w.
+func (w *Waiter) retryKeys() [2]string {
+	return [2]string{RetryTopicV1(w.Topic, w.Group), RetryTopicV2(w.Topic, w.Group)}
+}
+
+func addTo(m map[string]waiterSet, k string, w *Waiter) {
+	s := m[k]
+	if s == nil {
+		s = make(waiterSet)
+		m[k] = s
+	}
+	s[w] = struct{}{}
+}
+
+func removeFrom(m map[string]waiterSet, k string, w *Waiter) {
+	if s := m[k]; s != nil {
+		delete(s, w)
+		if len(s) == 0 {
+			delete(m, k)
+		}
+	}
 }
 
 // Len is the number of held pops.
@@ -78,16 +122,15 @@ func (h *Hold) Poll(w *Waiter, now int64) PollResult {
 	if w.Expire <= now {
 		return PollingTimeout
 	}
-	same := 0
-	for _, o := range h.byTopic[w.Topic] {
-		if o.Group == w.Group && o.QueueID == w.QueueID {
-			same++
-		}
-	}
-	if same > h.perKey {
+	ck := countKey(w.Topic, w.Group, w.QueueID)
+	if h.counts[ck] > h.perKey {
 		return PollingFull
 	}
-	h.byTopic[w.Topic] = append(h.byTopic[w.Topic], w)
+	addTo(h.byTopic, w.Topic, w)
+	for _, k := range w.retryKeys() {
+		addTo(h.byRetry, k, w)
+	}
+	h.counts[ck]++
 	h.n++
 	w.timer = time.AfterFunc(time.Duration(w.Expire-now)*time.Millisecond, func() { h.wake(w) })
 	return PollingSuc
@@ -108,19 +151,18 @@ func (h *Hold) remove(w *Waiter) {
 	if w.timer != nil {
 		w.timer.Stop()
 	}
-	l := h.byTopic[w.Topic]
-	for i, o := range l {
-		if o == w {
-			l = append(l[:i:i], l[i+1:]...)
-			h.n--
-			break
-		}
+	if _, ok := h.byTopic[w.Topic][w]; !ok {
+		return // Stop dropped it
 	}
-	if len(l) == 0 {
-		delete(h.byTopic, w.Topic)
-	} else {
-		h.byTopic[w.Topic] = l
+	removeFrom(h.byTopic, w.Topic, w)
+	for _, k := range w.retryKeys() {
+		removeFrom(h.byRetry, k, w)
 	}
+	ck := countKey(w.Topic, w.Group, w.QueueID)
+	if h.counts[ck]--; h.counts[ck] <= 0 {
+		delete(h.counts, ck)
+	}
+	h.n--
 }
 
 // Arriving wakes the pops a new message in topic/queueID may serve: pops of
@@ -129,42 +171,23 @@ func (h *Hold) remove(w *Waiter) {
 // It returns how many were woken.
 func (h *Hold) Arriving(topic string, queueID int32) int {
 	if strings.HasPrefix(topic, RetryGroupTopicPrefix) {
-		return h.arrivingRetry(topic)
+		return h.wakeMatching(h.byRetry, topic, func(*Waiter) bool { return true })
 	}
-	return h.wakeMatching(topic, func(w *Waiter) bool { return w.QueueID < 0 || w.QueueID == queueID })
-}
-
-func (h *Hold) arrivingRetry(retryTopic string) int {
-	h.mu.Lock()
-	var topics []string
-	for t, l := range h.byTopic {
-		for _, w := range l {
-			if retryTopic == RetryTopicV1(t, w.Group) || retryTopic == RetryTopicV2(t, w.Group) {
-				topics = append(topics, t)
-				break
-			}
-		}
-	}
-	h.mu.Unlock()
-	n := 0
-	for _, t := range topics {
-		n += h.wakeMatching(t, func(w *Waiter) bool {
-			return retryTopic == RetryTopicV1(t, w.Group) || retryTopic == RetryTopicV2(t, w.Group)
-		})
-	}
-	return n
+	return h.wakeMatching(h.byTopic, topic, func(w *Waiter) bool { return w.QueueID < 0 || w.QueueID == queueID })
 }
 
 // WakeGroup wakes the group's pops of topic (an orderly ack unblocked a
-// queue).
+// queue): they are the pops indexed under the group's retry topic.
 func (h *Hold) WakeGroup(topic, group string) int {
-	return h.wakeMatching(topic, func(w *Waiter) bool { return w.Group == group })
+	return h.wakeMatching(h.byRetry, RetryTopicV1(topic, group), func(w *Waiter) bool {
+		return w.Topic == topic && w.Group == group
+	})
 }
 
-func (h *Hold) wakeMatching(topic string, match func(*Waiter) bool) int {
+func (h *Hold) wakeMatching(index map[string]waiterSet, key string, match func(*Waiter) bool) int {
 	h.mu.Lock()
 	var hit []*Waiter
-	for _, w := range h.byTopic[topic] {
+	for w := range index[key] {
 		if match(w) {
 			hit = append(hit, w)
 		}
@@ -186,11 +209,12 @@ func (h *Hold) wakeMatching(topic string, match func(*Waiter) bool) int {
 func (h *Hold) Stop() int {
 	h.mu.Lock()
 	var all []*Waiter
-	for _, l := range h.byTopic {
-		all = append(all, l...)
+	for _, s := range h.byTopic {
+		for w := range s {
+			all = append(all, w)
+		}
 	}
-	h.byTopic = make(map[string][]*Waiter)
-	h.n = 0
+	h.reset()
 	h.stopped = true
 	h.mu.Unlock()
 	for _, w := range all {
@@ -207,11 +231,5 @@ func (h *Hold) Stop() int {
 func (h *Hold) Count(topic, group string, queueID int32) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	n := 0
-	for _, w := range h.byTopic[topic] {
-		if w.Group == group && w.QueueID == queueID {
-			n++
-		}
-	}
-	return n
+	return h.counts[countKey(topic, group, queueID)]
 }

@@ -115,6 +115,20 @@ func (q *ReviveQueue) Due(now int64) []Due {
 	return out
 }
 
+// Revived records that the message at offset of ck was re-put: Due no
+// longer lists it, so a checkpoint whose other messages failed to re-put
+// is retried for those only.
+func (q *ReviveQueue) Revived(ck *Checkpoint, offset int64) {
+	p := q.pending[ck.key()]
+	if p == nil {
+		return
+	}
+	if i := p.ck.Index(offset); i >= 0 && !p.acked[i] {
+		p.acked[i] = true
+		p.left--
+	}
+}
+
 // Settle forgets a checkpoint once its unacknowledged messages were
 // re-put.
 func (q *ReviveQueue) Settle(ck *Checkpoint) { delete(q.pending, ck.key()) }

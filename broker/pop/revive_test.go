@@ -81,3 +81,26 @@ func TestPopRevivePairsLongNames(t *testing.T) {
 		t.Fatalf("round trip %+v %v", back, err)
 	}
 }
+
+// TestPopReviveQueueRevivedOffsetsNotDueAgain: a message recorded as
+// re-put is not listed again; the checkpoint stays pending (and holds the
+// commit) for the others until settled.
+func TestPopReviveQueueRevivedOffsetsNotDueAgain(t *testing.T) {
+	q := NewReviveQueue(0, 0)
+	ck := Checkpoint{StartOffset: 10, PopTime: 1000, InvisibleTime: 100, CID: "g", Topic: "T", QueueID: 1,
+		BrokerName: "b", QueueOffsetDiff: []int32{0, 1, 2}}
+	q.Feed(0, CkTag, mustJSON(t, ck))
+	due := q.Due(1100)
+	q.Revived(&due[0].Checkpoint, 10)
+	q.Revived(&due[0].Checkpoint, 12)
+	q.Revived(&due[0].Checkpoint, 12) // twice: counted once
+	q.Revived(&due[0].Checkpoint, 99) // not in the checkpoint
+	due = q.Due(1100)
+	if len(due) != 1 || !reflect.DeepEqual(due[0].Offsets, []int64{11}) || q.Commit() != 0 {
+		t.Fatalf("due after re-puts: %+v, commit %d", due, q.Commit())
+	}
+	q.Settle(&due[0].Checkpoint)
+	if q.Pending() != 0 || q.Commit() != 1 {
+		t.Fatalf("pending %d commit %d", q.Pending(), q.Commit())
+	}
+}
