@@ -227,8 +227,13 @@ func (a *assignmentProcessor) fetchRoute(ctx context.Context, t string) (qs []po
 			a.lg.Warn("query assignment: route query failed", zap.String("namesrvAddr", ns), zap.Error(err))
 			continue
 		}
-		if resp.Code != code.Success {
+		if resp.Code == code.TopicNotExist {
 			return nil, false, true
+		}
+		if resp.Code != code.Success {
+			// Any other refusal says nothing about the topic: keep the last route, as Java does.
+			a.lg.Warn("query assignment: route query refused", zap.String("namesrvAddr", ns), zap.Int32("code", resp.Code), zap.String("remark", resp.Remark))
+			continue
 		}
 		rd, err := body.DecodeTopicRouteData(resp.Body)
 		if err != nil {

@@ -29,6 +29,7 @@ type routeNamesrv struct {
 	queues  map[string]int32 // guarded by mu
 	release chan struct{}    // closed: stalled requests go on
 	stalled atomic.Bool
+	refuse  atomic.Bool // answer SYSTEM_ERROR, which says nothing about the topic
 }
 
 func startRouteNamesrv(t *testing.T) *routeNamesrv {
@@ -74,6 +75,9 @@ func (n *routeNamesrv) route(_ *remoting.Context, req *codec.RemotingCommand) (*
 	n.asked.Add(1)
 	if n.stalled.Load() {
 		<-n.release
+	}
+	if n.refuse.Load() {
+		return codec.NewResponse(code.SystemError, "busy"), nil
 	}
 	topic := req.ExtFields["topic"]
 	n.mu.Lock()
@@ -172,10 +176,14 @@ func TestBrokerQueryAssignmentRouteCache(t *testing.T) {
 	ns.set("QaCache", 3)
 	broker.RefreshAssignmentRoutes(b)
 	want("broker-a/QaCache/0/PULL,broker-a/QaCache/1/PULL,broker-a/QaCache/2/PULL")
+	ns.refuse.Store(true) // a refusal other than TOPIC_NOT_EXIST keeps the last route
+	broker.RefreshAssignmentRoutes(b)
+	ns.refuse.Store(false)
+	want("broker-a/QaCache/0/PULL,broker-a/QaCache/1/PULL,broker-a/QaCache/2/PULL")
 	ns.set("QaCache", 0)
 	broker.RefreshAssignmentRoutes(b)
 	want("") // asked again: TOPIC_NOT_EXIST, no answer
-	if n := ns.asked.Load(); n != asked+3 {
-		t.Fatalf("name server asked %d times after the first, want 3", n-asked)
+	if n := ns.asked.Load(); n != asked+4 {
+		t.Fatalf("name server asked %d times after the first, want 4", n-asked)
 	}
 }
