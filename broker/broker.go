@@ -183,6 +183,9 @@ type Broker struct {
 
 	started  atomic.Bool
 	shutdown atomic.Bool
+
+	// storeHostCache is storeHost's parse of brokerIP1:listenPort (send.go).
+	storeHostCache atomic.Pointer[storeHostEntry]
 }
 
 // ArrivingListener is the store's MessageArrivingListener: a message landed

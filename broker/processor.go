@@ -102,7 +102,7 @@ type timedExecutor struct {
 	cap     int
 
 	mu    sync.Mutex
-	queue []*timedTask // FIFO; guarded by mu
+	queue []timedTask // FIFO, by value (no allocation per request); guarded by mu
 	wake  chan struct{}
 }
 
@@ -124,13 +124,14 @@ func (q *timedExecutor) Len() int {
 	return len(q.queue)
 }
 
+// push queues a copy of *t (t itself is not kept).
 func (q *timedExecutor) push(t *timedTask) bool {
 	q.mu.Lock()
 	if len(q.queue) >= q.cap {
 		q.mu.Unlock()
 		return false
 	}
-	q.queue = append(q.queue, t)
+	q.queue = append(q.queue, *t)
 	q.mu.Unlock()
 	select {
 	case q.wake <- struct{}{}:
@@ -139,14 +140,14 @@ func (q *timedExecutor) push(t *timedTask) bool {
 	return true
 }
 
-func (q *timedExecutor) pop() *timedTask {
+func (q *timedExecutor) pop() (t timedTask, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.queue) == 0 {
-		return nil
+		return t, false
 	}
-	t := q.queue[0]
-	q.queue[0] = nil
+	t = q.queue[0]
+	q.queue[0] = timedTask{} // no references kept for the GC
 	q.queue = q.queue[1:]
 	if len(q.queue) > 0 {
 		select { // keep another worker going
@@ -154,24 +155,24 @@ func (q *timedExecutor) pop() *timedTask {
 		default:
 		}
 	}
-	return t
+	return t, true
 }
 
 // popExpired removes the head if it waited at least maxWait (or
 // unconditionally when all is set) and returns it with the queue size left.
-func (q *timedExecutor) popExpired(now time.Time, all bool) (*timedTask, int) {
+func (q *timedExecutor) popExpired(now time.Time, all bool) (t timedTask, ok bool, left int) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if len(q.queue) == 0 {
-		return nil, 0
+		return t, false, 0
 	}
-	t := q.queue[0]
+	t = q.queue[0]
 	if !all && now.Sub(t.enq) < q.maxWait() {
-		return nil, len(q.queue)
+		return timedTask{}, false, len(q.queue)
 	}
-	q.queue[0] = nil
+	q.queue[0] = timedTask{}
 	q.queue = q.queue[1:]
-	return t, len(q.queue)
+	return t, true, len(q.queue)
 }
 
 // timed wraps p so that it runs on q. Queueing never blocks, so it runs
@@ -198,8 +199,8 @@ func (b *Broker) startTimedExecutor(q *timedExecutor, workers int) {
 	for range max(workers, 1) {
 		b.goFunc(func() {
 			for {
-				if t := q.pop(); t != nil {
-					b.runTimed(t)
+				if t, ok := q.pop(); ok {
+					b.runTimed(&t)
 					continue
 				}
 				select {
@@ -236,15 +237,15 @@ func (b *Broker) runTimed(t *timedTask) {
 func (b *Broker) cleanExpired(q *timedExecutor, pcBusy func() bool) {
 	now := time.Now()
 	for pcBusy != nil && pcBusy() {
-		t, left := q.popExpired(now, true)
-		if t == nil {
+		t, ok, left := q.popExpired(now, true)
+		if !ok {
 			break
 		}
 		t.ctx.Respond(codec.NewResponse(code.SystemBusy, fmt.Sprintf(remarkPCBusyFmt, now.Sub(t.enq).Milliseconds(), left)))
 	}
 	for {
-		t, left := q.popExpired(now, false)
-		if t == nil {
+		t, ok, left := q.popExpired(now, false)
+		if !ok {
 			return
 		}
 		t.ctx.Respond(codec.NewResponse(code.SystemBusy, fmt.Sprintf(remarkTimeoutFmt, now.Sub(t.enq).Milliseconds(), left)))

@@ -8,6 +8,7 @@ import (
 	"github.com/rocketmq-go/rmq/broker/store"
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/internal/message"
+	"github.com/rocketmq-go/rmq/remoting"
 	"github.com/rocketmq-go/rmq/remoting/body"
 	"github.com/rocketmq-go/rmq/remoting/code"
 	"github.com/rocketmq-go/rmq/remoting/codec"
@@ -95,6 +96,28 @@ func TestBrokerSendAnswerMatchesMap(t *testing.T) {
 					t.Fatalf("%v %v: answer\n got %q\nwant %q (%v %v)", st, st2, gf, wf, err1, err2)
 				}
 			}
+		}
+	}
+}
+
+// TestBrokerSendStoreHostFollowsConfig: the STOREHOST a send stores is
+// parsed once, yet follows a brokerIP1 changed by updateBrokerConfig, and
+// an unparsable brokerIP1 still gives 127.0.0.1 as before the cache.
+func TestBrokerSendStoreHostFollowsConfig(t *testing.T) {
+	srv := remoting.NewNettyServerConfig()
+	srv.ListenPort = 10911
+	b := &Broker{srvCfg: srv}
+	for _, tc := range []struct{ ip, want string }{
+		{"10.0.0.1", "10.0.0.1:10911"},
+		{"10.0.0.1", "10.0.0.1:10911"},
+		{"10.0.0.2", "10.0.0.2:10911"},
+		{"not-an-ip", "127.0.0.1:10911"},
+	} {
+		cfg := NewBrokerConfig()
+		cfg.BrokerIP1 = tc.ip
+		b.cfg.Store(cfg)
+		if got := b.storeHost().String(); got != tc.want {
+			t.Errorf("brokerIP1 %q: storeHost %s, want %s", tc.ip, got, tc.want)
 		}
 	}
 }

@@ -41,7 +41,9 @@ func (b *Broker) handleTimerMessage(m *message.MessageExt) *codec.RemotingComman
 // A prepared (half) message is left alone, as 5.x only handles
 // non-transactional and committed messages.
 func (b *Broker) timerRejection(m *message.MessageExt) (c int32, remark string, rejected bool) {
-	if m.Topic == topic.TransHalfTopic {
+	if m.Topic == topic.TransHalfTopic || !timer.IsTimer(m.PropertiesString) {
+		// Without a timer property Rewrite changes nothing: skip its three
+		// property scans and the clock read (issue #11).
 		return 0, "", false
 	}
 	cfg := b.timerConfig()

@@ -3,6 +3,7 @@ package remoting
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +34,7 @@ func NextOpaque() int32 { return opaqueSeq.Add(1) }
 type Channel struct {
 	id         uint64
 	remoteAddr string
+	remoteAP   netip.AddrPort // remoteAddr parsed once; invalid if it is not ip:port
 	localAddr  string
 	ep         *endpoint
 
@@ -60,9 +62,11 @@ type Channel struct {
 }
 
 func newChannel(ep *endpoint, remote, local string) *Channel {
+	ap, _ := netip.ParseAddrPort(remote) // the zero AddrPort when unparsable
 	ch := &Channel{
 		id:         channelIDs.Add(1),
 		remoteAddr: remote,
+		remoteAP:   ap,
 		localAddr:  local,
 		ep:         ep,
 		done:       make(chan struct{}),
@@ -76,6 +80,11 @@ func (ch *Channel) ID() uint64 { return ch.id }
 
 // RemoteAddr is the peer's "ip:port".
 func (ch *Channel) RemoteAddr() string { return ch.remoteAddr }
+
+// RemoteAddrPort is RemoteAddr parsed, once per connection; it is not
+// valid (IsValid false) when RemoteAddr is not "ip:port" (an in-process
+// connection's name).
+func (ch *Channel) RemoteAddrPort() netip.AddrPort { return ch.remoteAP }
 
 // LocalAddr is our side's "ip:port".
 func (ch *Channel) LocalAddr() string { return ch.localAddr }

@@ -76,3 +76,16 @@ func TestRemotingPoolBounded(t *testing.T) {
 		t.Fatal("submit after Stop accepted")
 	}
 }
+
+// TestRemotingChannelRemoteAddrPort: the peer's address is parsed once when
+// the channel is made (IPv4 and IPv6 as gnet names them); a name that is
+// not ip:port (an in-process connection) gives an invalid AddrPort.
+func TestRemotingChannelRemoteAddrPort(t *testing.T) {
+	ep := newEndpoint(zaptest.NewLogger(t), 0, 0)
+	for remote, want := range map[string]string{"127.0.0.1:40001": "127.0.0.1:40001", "[::1]:9": "[::1]:9", "inproc-7": ""} {
+		ap := newChannel(ep, remote, "x").RemoteAddrPort()
+		if got := ap.String(); ap.IsValid() != (want != "") || (want != "" && got != want) {
+			t.Errorf("%q: RemoteAddrPort %v (valid %v), want %q", remote, got, ap.IsValid(), want)
+		}
+	}
+}

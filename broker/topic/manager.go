@@ -114,6 +114,16 @@ func (m *Manager) notifyChange() {
 	}
 }
 
+// LookupTopicConfig returns a copy of the topic's config by value: the
+// send path's lookup, which SelectTopicConfig's heap copy made one
+// allocation per message (issue #11).
+func (m *Manager) LookupTopicConfig(topic string) (body.TopicConfig, bool) {
+	m.mu.Lock()
+	tc, ok := m.tab.Entries[topic]
+	m.mu.Unlock()
+	return tc, ok
+}
+
 // SelectTopicConfig returns a copy of the topic's config, or nil.
 func (m *Manager) SelectTopicConfig(topic string) *body.TopicConfig {
 	m.mu.Lock()

@@ -21,6 +21,7 @@ import (
 
 	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/internal/logging"
+	"github.com/rocketmq-go/rmq/internal/procs"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/tlsconfig"
 	"github.com/rocketmq-go/rmq/proxy"
@@ -107,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	} else if *proxyConf != "" {
 		lg.Warn("-pc ignored: the proxy runs only with --enable-proxy", zap.String("pc", *proxyConf))
 	}
-	raiseProcs(lg, broker.EventLoops(cfgs.Server))
+	procs.Raise(lg, broker.EventLoops(cfgs.Server))
 	return serve(cfgs, pcfg, lg, stdout, stop)
 }
 

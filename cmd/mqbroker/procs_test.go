@@ -10,33 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocketmq-go/rmq/internal/procs"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 )
-
-func TestMQBrokerProcsFor(t *testing.T) {
-	for _, tc := range []struct {
-		env          string
-		start, loops int
-		want         int
-		raised       bool
-	}{
-		{"", 2, 6, 8, true},   // Java defaults on 2 cores: 3 + 3 loops
-		{"", 16, 2, 18, true}, // serverSelectorThreads=1
-		{"4", 2, 6, 2, false}, // the user's GOMAXPROCS is what the runtime started with
-		{"", 2, 0, 2, false},
-	} {
-		got, raised := procsFor(tc.env, tc.start, tc.loops)
-		if got != tc.want || raised != tc.raised {
-			t.Errorf("procsFor(%q, %d, %d) = %d, %v; want %d, %v", tc.env, tc.start, tc.loops, got, raised, tc.want, tc.raised)
-		}
-	}
-}
 
 // TestMQBrokerRaisesProcsPerEventLoop: the started broker runs with one P
 // more per gnet event loop (main and fast server, serverSelectorThreads
 // each) than the runtime chose, and says so in its log; a GOMAXPROCS in the
-// environment is left alone.
+// environment, or a CPU quota (the runtime chose fewer Ps than CPUs), is
+// left alone (internal/procs.TestProcsFor covers every case of the rule).
 func TestMQBrokerRaisesProcsPerEventLoop(t *testing.T) {
+	startProcs := procs.Start()
 	t.Cleanup(func() { runtime.GOMAXPROCS(startProcs) })
 	for _, env := range []string{"", strconv.Itoa(startProcs)} {
 		t.Run("GOMAXPROCS="+env, func(t *testing.T) {
@@ -71,8 +55,11 @@ func TestMQBrokerRaisesProcsPerEventLoop(t *testing.T) {
 				t.Fatalf("exit %d: %s", rc, errOut.String())
 			}
 			want, wantLog := startProcs+4, fmt.Sprintf(`"gomaxprocs":%d,"cpus":%d,"eventLoops":4`, startProcs+4, startProcs)
-			if env != "" {
-				want, wantLog = startProcs, fmt.Sprintf(`"gomaxprocs":%d,"fromEnv":true`, startProcs)
+			switch {
+			case env != "":
+				want, wantLog = startProcs, fmt.Sprintf(`"gomaxprocs":%d,"kept":"fromEnv"`, startProcs)
+			case startProcs < runtime.NumCPU(): // this test runs under a CPU quota
+				want, wantLog = startProcs, fmt.Sprintf(`"gomaxprocs":%d,"kept":"cpuQuota"`, startProcs)
 			}
 			if got != want {
 				t.Errorf("GOMAXPROCS %d while serving, want %d", got, want)

@@ -26,6 +26,7 @@ import (
 
 	"github.com/rocketmq-go/rmq/broker"
 	"github.com/rocketmq-go/rmq/internal/logging"
+	"github.com/rocketmq-go/rmq/internal/procs"
 	"github.com/rocketmq-go/rmq/internal/props"
 	"github.com/rocketmq-go/rmq/internal/tlsconfig"
 	"github.com/rocketmq-go/rmq/namesrv"
@@ -78,6 +79,9 @@ func run(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 		return 1
 	}
 	defer func() { _ = lg.Sync(); _ = closeLogs() }()
+	// One P more per gnet event loop of both servers (internal/procs: not
+	// under a CPU quota or an explicit GOMAXPROCS).
+	procs.Raise(lg, broker.EventLoops(cfgs.Server)+namesrv.NewNettyServerConfig().EventLoops())
 	ns, err := startNamesrv(*nsPort, *consoleAddr, cfgs.Store.StorePathRootDir, tc, lg.Named("namesrv"))
 	if err != nil {
 		lg.Error("start name server failed", zap.Error(err))
