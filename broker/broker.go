@@ -159,6 +159,7 @@ type Broker struct {
 	services      []*service.Service      // started by Start, stopped in Shutdown step 3
 	shutdownHooks []func(context.Context) // run in Shutdown step 3, in reverse order
 	arriving      []ArrivingListener      // fan-out of the store's MessageArrivingListener
+	arrivingProps []func() bool           // whether some arriving listener reads the properties now
 	idsListeners  []client.ListenerFunc   // extra consumer-ids-changed listeners (filter manager)
 
 	// HA is the hook for broker/ha: set before Start (see HAService).
@@ -391,8 +392,16 @@ func (b *Broker) addService(s *service.Service) { b.services = append(b.services
 func (b *Broker) onShutdown(f func(context.Context)) { b.shutdownHooks = append(b.shutdownHooks, f) }
 
 // OnArriving adds a listener called for every message the store dispatches
-// (the long-poll service). Register before Start.
+// (the long-poll service). Register before Start. Its properties argument
+// is nil unless a function registered with onArrivingProperties reports
+// that they are needed.
 func (b *Broker) OnArriving(l ArrivingListener) { b.arriving = append(b.arriving, l) }
+
+// onArrivingProperties adds a test of whether the arriving listeners need
+// the message properties at the moment (so the store builds them).
+func (b *Broker) onArrivingProperties(wants func() bool) {
+	b.arrivingProps = append(b.arrivingProps, wants)
+}
 
 // OnConsumerIdsChanged adds a listener for consumer-group events (REGISTER /
 // UNREGISTER / CHANGE) besides the broker's own NOTIFY_CONSUMER_IDS_CHANGED
@@ -694,6 +703,19 @@ func (f arrivingFanout) Arriving(topic string, queueID int32, logicOffset, tagsC
 	for _, l := range f.b.arriving {
 		l(topic, queueID, logicOffset, tagsCode, msgStoreTime, filterBitMap, properties)
 	}
+}
+
+// WantsArrivingProperties implements store.ArrivingPropertiesWanter.
+func (f arrivingFanout) WantsArrivingProperties() bool {
+	if !f.b.Config().LongPollingEnable {
+		return false
+	}
+	for _, wants := range f.b.arrivingProps {
+		if wants() {
+			return true
+		}
+	}
+	return false
 }
 
 // startRoleSpecific is the role-dependent part of Java's initialize/start:

@@ -78,6 +78,7 @@ func registerPullProcessors(b *Broker) {
 		Logger:    b.lg.Named("longpoll"),
 	})
 	b.OnArriving(p.hold.Arriving)
+	b.onArrivingProperties(p.hold.WantsArrivingProperties)
 	b.addService(p.hold.Periodic())
 	b.onShutdown(func(ctx context.Context) { _ = p.hold.Stop(ctx) })
 	// Java registers neither pull code on the fast (VIP) port.

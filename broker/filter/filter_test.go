@@ -286,3 +286,41 @@ func TestFilterGoldenStoreSQL92(t *testing.T) {
 		t.Fatalf("golden check covered %d messages, %d matching", seen, matched)
 	}
 }
+
+// TestFilterUsesCommitLogProperties: a filter that says it does not read
+// the properties accepts any message on the commit log (the long-poll
+// service then lets the store skip the properties map); SQL92 and retry
+// filters say they do.
+func TestFilterUsesCommitLogProperties(t *testing.T) {
+	mgr := NewConsumerFilterManager(zaptest.NewLogger(t), newClock().Now)
+	mgr.Register("cg", []body.SubscriptionData{*sqlSub("T", "a = 1", 1), *tagSub("%RETRY%cg", "*")})
+	data := mgr.Get("T", "cg")
+	cf := tagSub("T", "*")
+	cf.ClassFilterMode = true
+	rejected := map[string]string{"RETRY_TOPIC": "T", "a": "2"}
+	for _, c := range []struct {
+		name string
+		f    *ExpressionMessageFilter
+		uses bool
+	}{
+		{"nil subscription", NewExpressionMessageFilter(nil, nil, nil, nil), false},
+		{"tag", NewExpressionMessageFilter(tagSub("T", "TagA"), nil, mgr, nil), false},
+		{"class filter", NewExpressionMessageFilter(cf, nil, mgr, nil), false},
+		{"tag on retry without filterSupportRetry", NewExpressionMessageFilter(tagSub("%RETRY%cg", "*"), nil, mgr, nil), false},
+		{"tag on retry with filterSupportRetry", NewExpressionForRetryMessageFilter(tagSub("%RETRY%cg", "*"), nil, mgr, nil), true},
+		{"tag with filterSupportRetry", NewExpressionForRetryMessageFilter(tagSub("T", "*"), nil, mgr, nil), false},
+		{"sql92", NewExpressionMessageFilter(sqlSub("T", "a = 1", 1), data, mgr, nil), true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.f.UsesCommitLogProperties(); got != c.uses {
+				t.Fatalf("UsesCommitLogProperties %v, want %v", got, c.uses)
+			}
+			if !c.uses && !c.f.IsMatchedByCommitLog(nil, rejected) {
+				t.Fatal("says it ignores the properties but rejected a message by them")
+			}
+			if c.uses && c.f.IsMatchedByCommitLog(nil, rejected) {
+				t.Fatal("says it reads the properties but accepted a message they reject")
+			}
+		})
+	}
+}

@@ -61,6 +61,16 @@ func (f *ExpressionMessageFilter) IsMatchedByConsumeQueue(tagsCode int64, _ *sto
 	return true
 }
 
+// UsesCommitLogProperties implements store.PropertiesMatcher: false when
+// IsMatchedByCommitLog accepts every message without reading it.
+func (f *ExpressionMessageFilter) UsesCommitLogProperties() bool {
+	if f.sub == nil || f.sub.ClassFilterMode {
+		return false
+	}
+	isRetry := f.retry && strings.HasPrefix(f.sub.Topic, RetryGroupTopicPrefix)
+	return isRetry || !ifilter.IsTagType(f.sub.ExpressionType)
+}
+
 // IsMatchedByCommitLog evaluates SQL92 over the message properties; msg is
 // a stored record, used only when properties is nil.
 func (f *ExpressionMessageFilter) IsMatchedByCommitLog(msg []byte, properties map[string]string) bool {

@@ -6,6 +6,7 @@ package longpoll
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -61,6 +62,10 @@ type Service struct {
 
 	mu    sync.Mutex
 	table map[queueKey][]*Request // guarded by mu
+	// propHeld counts the held requests whose filter reads the arriving
+	// message's properties; written under mu, read without it by
+	// WantsArrivingProperties.
+	propHeld atomic.Int64
 }
 
 // New returns a stopped service.
@@ -99,6 +104,7 @@ func (s *Service) Stop(ctx context.Context) error {
 		n += len(l)
 		delete(s.table, k)
 	}
+	s.propHeld.Store(0)
 	s.mu.Unlock()
 	if n > 0 {
 		s.lg.Info("dropped held pull requests at shutdown", zap.Int("count", n))
@@ -111,7 +117,29 @@ func (s *Service) Suspend(r *Request) {
 	k := queueKey{r.Topic, r.QueueID}
 	s.mu.Lock()
 	s.table[k] = append(s.table[k], r)
+	s.propHeld.Add(countPropFilters(r))
 	s.mu.Unlock()
+}
+
+// WantsArrivingProperties implements store.ArrivingPropertiesWanter: the
+// properties of an arrival matter only to a held request whose filter
+// reads them.
+func (s *Service) WantsArrivingProperties() bool { return s.propHeld.Load() > 0 }
+
+// countPropFilters is how many of rs have a filter that reads properties
+// (a filter that cannot say is assumed to).
+func countPropFilters(rs ...*Request) int64 {
+	var n int64
+	for _, r := range rs {
+		if r.Filter == nil {
+			continue
+		}
+		if m, ok := r.Filter.(store.PropertiesMatcher); ok && !m.UsesCommitLogProperties() {
+			continue
+		}
+		n++
+	}
+	return n
 }
 
 // Len is the number of held requests.
@@ -164,6 +192,7 @@ func (s *Service) notify(k queueKey, maxOffset int64, a *arrival) {
 	s.mu.Lock()
 	held := s.table[k]
 	delete(s.table, k)
+	s.propHeld.Add(-countPropFilters(held...))
 	s.mu.Unlock()
 	if len(held) == 0 {
 		return
@@ -183,6 +212,7 @@ func (s *Service) notify(k queueKey, maxOffset int64, a *arrival) {
 		s.mu.Lock()
 		// Requests suspended meanwhile go after the kept ones.
 		s.table[k] = append(keep, s.table[k]...)
+		s.propHeld.Add(countPropFilters(keep...))
 		s.mu.Unlock()
 	}
 	for _, r := range wake {

@@ -163,3 +163,49 @@ var errNotWoken = &notWoken{}
 type notWoken struct{}
 
 func (*notWoken) Error() string { return "not woken yet" }
+
+// tagOnly is a filter that declares it never reads the properties.
+type tagOnly struct{ tagFilter }
+
+func (tagOnly) UsesCommitLogProperties() bool { return false }
+
+// TestLongPollWantsPropertiesOnlyWhileAFilterReadsThem: the store builds an
+// arriving message's properties map only while a held request's filter can
+// read it (held, woken, kept, timed out and dropped requests all count).
+func TestLongPollWantsPropertiesOnlyWhileAFilterReadsThem(t *testing.T) {
+	s, q, c := newTestService(t)
+	want := func(step string, v bool) {
+		t.Helper()
+		if got := s.WantsArrivingProperties(); got != v {
+			t.Fatalf("%s: WantsArrivingProperties %v, want %v", step, got, v)
+		}
+	}
+	var w atomic.Int32
+	want("empty", false)
+	held(s, "T", 0, 15000, nil, &w)
+	held(s, "T", 0, 15000, tagOnly{tagFilter{code: 1}}, &w)
+	want("no filter and a tag-only filter", false)
+	held(s, "T", 0, 15000, tagFilter{code: 1, prop: "yes"}, &w)
+	held(s, "U", 0, 500, tagFilter{code: 1, prop: "yes"}, &w)
+	want("property filters held", true)
+	s.Arriving("T", 1, 1, 1, 0, nil, map[string]string{"k": "no"}) // wakes the first two, keeps the third
+	if w.Load() != 2 {
+		t.Fatalf("woken %d, want 2", w.Load())
+	}
+	want("a property filter kept", true)
+	s.Arriving("T", 1, 2, 1, 0, nil, map[string]string{"k": "yes"})
+	want("one property filter on U left", true)
+	q.set("U", 0)
+	c.ms.Add(1000)
+	s.Check() // U times out
+	if w.Load() != 4 || s.Len() != 0 {
+		t.Fatalf("woken %d held %d, want 4 0", w.Load(), s.Len())
+	}
+	want("all woken", false)
+	held(s, "T", 5, 15000, tagFilter{code: 1, prop: "yes"}, &w)
+	want("held again", true)
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want("stopped", false)
+}

@@ -11,6 +11,7 @@ import (
 	"encoding/binary"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
 	"github.com/rocketmq-go/rmq/internal/message"
@@ -157,6 +158,11 @@ func tagsCode(tags []byte) int64 {
 	}
 	return int64(h)
 }
+
+// aliasString is b as a string without a copy: only for values that are
+// dropped before b's bytes can change (the dispatcher's KEYS and UNIQ_KEY,
+// which the index hashes and forgets, while the CommitLog buffer is held).
+func aliasString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // dispatchRequest turns a parsed record into what the dispatchers need.
 // withProps also builds the properties map (for the arriving listener).

@@ -108,13 +108,14 @@ func (r *reputService) doReputLocked() bool {
 func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 	s := r.s
 	start := r.from.Load()
-	withProps := !s.isSlave() && s.opts.listener != nil
 	read := 0
 	for read < len(buf.Bytes) {
 		v, st := parseRecord(buf.Bytes[read:], false)
 		switch st {
 		case recordValid:
-			d := s.dispatchRequest(&v, withProps)
+			// KEYS and UNIQ_KEY alias buf (held until doReput returns): the
+			// index only hashes them.
+			d := s.dispatchRequestNamed(&v, s.topicName(v.topic, v.queueID), s.listenerWantsProperties(), aliasString)
 			if err := s.dispatchOne(&d); err != nil {
 				// Stay on this record: nothing after it is dispatched
 				// before it, so no acknowledged message is skipped.
@@ -147,6 +148,21 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 		}
 	}
 	return r.from.Load() != start
+}
+
+// listenerWantsProperties reports whether the arrival listener needs the
+// properties map of the record about to be dispatched (masters only). A
+// pull held with a property filter between this question and its record's
+// Arriving sees nil properties, which the holder treats as a match: a
+// wake-up that may find nothing and answer early, never a missed one.
+func (s *DefaultMessageStore) listenerWantsProperties() bool {
+	if s.isSlave() || s.opts.listener == nil {
+		return false
+	}
+	if w, ok := s.opts.listener.(ArrivingPropertiesWanter); ok {
+		return w.WantsArrivingProperties()
+	}
+	return true
 }
 
 // notify tells the long-poll listener (masters only) the queue's new max

@@ -206,6 +206,24 @@ type MessageArrivingListener interface {
 		filterBitMap []byte, properties map[string]string)
 }
 
+// ArrivingPropertiesWanter may be implemented by a MessageArrivingListener
+// that reads the properties map only in some states (the long-poll service:
+// only while it holds a pull whose filter reads them). While
+// WantsArrivingProperties is false the dispatcher passes nil properties
+// instead of building a map per message; a listener without the method
+// always gets the map.
+type ArrivingPropertiesWanter interface {
+	WantsArrivingProperties() bool
+}
+
+// PropertiesMatcher may be implemented by a MessageFilter:
+// UsesCommitLogProperties false promises that IsMatchedByCommitLog accepts
+// every message whatever its properties (a TAG subscription), so a
+// long-poll holder need not ask for them.
+type PropertiesMatcher interface {
+	UsesCommitLogProperties() bool
+}
+
 // QueryMessageResult is the answer of QueryMessage: the records found,
 // copied, oldest physical offset first.
 type QueryMessageResult struct {

@@ -36,6 +36,8 @@ type Config struct {
 }
 
 // Request is what the dispatcher indexes for one CommitLog record.
+// BuildIndex keeps no string of it past the call: the dispatcher passes
+// Keys and UniqKey aliasing the CommitLog mapping.
 type Request struct {
 	Topic           string
 	Keys            string // KEYS property (space-separated)
