@@ -23,6 +23,7 @@ type pageCacheStrategy struct {
 	chunk    int  // how far ahead the pre-fault runs, in bytes; 0: none
 	populate bool // MADV_POPULATE_WRITE each chunk (today's warmer)
 	mapPop   bool // remap each chunk MAP_FIXED|MAP_POPULATE
+	willNeed bool // MADV_WILLNEED each chunk: read-ahead zero folios of unwritten extents, clean, unmapped
 	zeros    bool // pwrite(2) zeros over each chunk, then store through the mapping
 	// zeroPiece is the size of each pwrite of zeros (0: the whole chunk
 	// at once); a write builds page-cache folios no larger than itself.
@@ -31,22 +32,23 @@ type pageCacheStrategy struct {
 }
 
 var pageCacheStrategies = []pageCacheStrategy{
-	{name: "sparse/none"},
-	{name: "falloc/none", reserve: true},
-	{name: "sparse/populate1M", chunk: 1 << 20, populate: true},
-	{name: "falloc/populate1M", reserve: true, chunk: 1 << 20, populate: true}, // today
-	{name: "falloc/populate4M", reserve: true, chunk: 4 << 20, populate: true},
-	{name: "falloc/populate16M", reserve: true, chunk: 16 << 20, populate: true},
-	{name: "falloc/mappopulate1M", reserve: true, chunk: 1 << 20, mapPop: true},
-	{name: "sparse/pwrite1M", chunk: 1 << 20, zeros: true},
-	{name: "falloc/pwrite1M", reserve: true, chunk: 1 << 20, zeros: true},
-	{name: "falloc/pwrite4M", reserve: true, chunk: 4 << 20, zeros: true},
-	{name: "falloc/pwrite1M+populate", reserve: true, chunk: 1 << 20, zeros: true, populate: true},
-	{name: "falloc/random/none", reserve: true, random: true},
-	{name: "falloc/random/populate1M", reserve: true, random: true, chunk: 1 << 20, populate: true}, // today, SYNC_FLUSH
-	{name: "falloc/random/pwrite1M", reserve: true, random: true, chunk: 1 << 20, zeros: true},
-	{name: "falloc/random/pwrite4K", reserve: true, random: true, chunk: 1 << 20, zeros: true, zeroPiece: OSPageSize},
-	{name: "falloc/huge/populate1M", reserve: true, huge: true, chunk: 1 << 20, populate: true},
+	{name: "sparse_none"},
+	{name: "falloc_none", reserve: true},
+	{name: "sparse_populate1M", chunk: 1 << 20, populate: true},
+	{name: "falloc_populate1M", reserve: true, chunk: 1 << 20, populate: true}, // today
+	{name: "falloc_populate4M", reserve: true, chunk: 4 << 20, populate: true},
+	{name: "falloc_populate16M", reserve: true, chunk: 16 << 20, populate: true},
+	{name: "falloc_mappopulate1M", reserve: true, chunk: 1 << 20, mapPop: true},
+	{name: "sparse_pwrite1M", chunk: 1 << 20, zeros: true},
+	{name: "falloc_pwrite1M", reserve: true, chunk: 1 << 20, zeros: true},
+	{name: "falloc_pwrite4M", reserve: true, chunk: 4 << 20, zeros: true},
+	{name: "falloc_willneed1M", reserve: true, chunk: 1 << 20, willNeed: true},
+	{name: "falloc_pwrite1M+populate", reserve: true, chunk: 1 << 20, zeros: true, populate: true},
+	{name: "falloc_random_none", reserve: true, random: true},
+	{name: "falloc_random_populate1M", reserve: true, random: true, chunk: 1 << 20, populate: true}, // today, SYNC_FLUSH
+	{name: "falloc_random_pwrite1M", reserve: true, random: true, chunk: 1 << 20, zeros: true},
+	{name: "falloc_random_pwrite4K", reserve: true, random: true, chunk: 1 << 20, zeros: true, zeroPiece: OSPageSize},
+	{name: "falloc_huge_populate1M", reserve: true, huge: true, chunk: 1 << 20, populate: true},
 }
 
 // BenchmarkMappedFilePageCache measures what each strategy for creating
@@ -66,6 +68,8 @@ var pageCacheStrategies = []pageCacheStrategy{
 //
 // Not counted: write-back done by kernel threads (the flusher, ext4's
 // unwritten-extent conversion at I/O completion for a fallocated file).
+// PAGECACHE_GIB=1 in the environment writes 1 GiB files (the CommitLog's
+// default size) instead: the cost per page grows with the file.
 func BenchmarkMappedFilePageCache(b *testing.B) {
 	for _, s := range pageCacheStrategies {
 		b.Run(s.name, func(b *testing.B) {
@@ -74,7 +78,10 @@ func BenchmarkMappedFilePageCache(b *testing.B) {
 			for i := range rec {
 				rec[i] = byte(i)
 			}
-			const fileSize = 256 << 20
+			fileSize := 256 << 20
+			if os.Getenv("PAGECACHE_GIB") != "" {
+				fileSize = 1 << 30
+			}
 			var cpu, wall time.Duration
 			var minflt, majflt, written int64
 			var ph pageCachePhases
@@ -82,7 +89,7 @@ func BenchmarkMappedFilePageCache(b *testing.B) {
 			defer runtime.UnlockOSThread()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				path := filepath.Join(dir, OffsetToFileName(int64(i)*fileSize))
+				path := filepath.Join(dir, OffsetToFileName(int64(i)*int64(fileSize)))
 				var r0, r1 syscall.Rusage
 				w0 := procWriteBytes(b)
 				_ = syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
@@ -100,7 +107,7 @@ func BenchmarkMappedFilePageCache(b *testing.B) {
 				}
 				b.StartTimer()
 			}
-			gib := float64(b.N) * fileSize / (1 << 30)
+			gib := float64(b.N) * float64(fileSize) / (1 << 30)
 			b.ReportMetric(float64(cpu.Milliseconds())/gib, "cpu-ms/GiB")
 			b.ReportMetric(float64(wall.Milliseconds())/gib, "wall-ms/GiB")
 			b.ReportMetric(float64(minflt)/gib, "minflt/GiB")
@@ -239,6 +246,11 @@ func prepareChunk(b *testing.B, f *os.File, data []byte, from, to int, s pageCac
 	}
 	if s.populate {
 		if err := populateWrite(data[from:to]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if s.willNeed {
+		if err := syscall.Madvise(data[from:to], syscall.MADV_WILLNEED); err != nil {
 			b.Fatal(err)
 		}
 	}
