@@ -29,6 +29,7 @@ type pageCacheStrategy struct {
 	// at once); a write builds page-cache folios no larger than itself.
 	zeroPiece int
 	huge      bool // MADV_HUGEPAGE on the mapping
+	noHuge    bool // MADV_NOHUGEPAGE on the mapping: no PMD mappings of 2 MiB folios
 }
 
 var pageCacheStrategies = []pageCacheStrategy{
@@ -49,6 +50,8 @@ var pageCacheStrategies = []pageCacheStrategy{
 	{name: "falloc_random_pwrite1M", reserve: true, random: true, chunk: 1 << 20, zeros: true},
 	{name: "falloc_random_pwrite4K", reserve: true, random: true, chunk: 1 << 20, zeros: true, zeroPiece: OSPageSize},
 	{name: "falloc_huge_populate1M", reserve: true, huge: true, chunk: 1 << 20, populate: true},
+	{name: "falloc_nohuge_populate1M", reserve: true, noHuge: true, chunk: 1 << 20, populate: true},
+	{name: "falloc_nohuge_none", reserve: true, noHuge: true},
 }
 
 // BenchmarkMappedFilePageCache measures what each strategy for creating
@@ -194,6 +197,9 @@ func writePageCacheFile(b *testing.B, path string, fileSize int, s pageCacheStra
 	}
 	if s.huge {
 		_ = syscall.Madvise(data, 14) // MADV_HUGEPAGE
+	}
+	if s.noHuge {
+		_ = syscall.Madvise(data, 15) // MADV_NOHUGEPAGE
 	}
 	var zeros []byte
 	if s.zeros {
