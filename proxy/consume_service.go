@@ -15,10 +15,14 @@ import (
 // told its own.
 const defaultRequestTimeout = 3 * time.Second
 
-// consumeConfigOf takes the consume settings from the proxy's Config; the
-// auto-renewal ones keep 5.x's defaults.
+// consumeConfigOf takes the consume settings from the proxy's Config.
 func consumeConfigOf(cfg *Config) ConsumeConfig {
 	c := NewConsumeConfig()
+	c.EnableProxyAutoRenew = cfg.EnableProxyAutoRenew
+	c.DefaultInvisibleTimeMills = cfg.DefaultInvisibleTimeMills
+	c.RenewAheadTimeMillis = cfg.RenewAheadTimeMillis
+	c.RenewMaxTimeMillis = cfg.RenewMaxTimeMillis
+	c.RenewSchedulePeriodMillis = cfg.RenewSchedulePeriodMillis
 	c.MinLongPollingTimeoutMillis = cfg.GRPCClientConsumerMinLongPollingTimeoutMillis
 	c.MaxLongPollingTimeoutMillis = cfg.GRPCClientConsumerMaxLongPollingTimeoutMillis
 	c.MinInvisibleTimeMillsForRecv = cfg.MinInvisibleTimeMillsForRecv
