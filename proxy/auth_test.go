@@ -58,8 +58,9 @@ const authYml = `accounts:
 
 // startACLEnv is startEnv with an aclEnable=true broker whose home holds
 // authYml and topic TAuth. Local mode uses the broker's accounts; cluster
-// mode loads the same file as a separate proxy would.
-func startACLEnv(t *testing.T, mode string) *env {
+// mode loads the same file as a separate proxy would. opts adjust the
+// proxy's config.
+func startACLEnv(t *testing.T, mode string, opts ...func(*proxy.Config)) *env {
 	t.Helper()
 	home := t.TempDir()
 	file := filepath.Join(home, "conf", "plain_acl.yml")
@@ -72,6 +73,7 @@ func startACLEnv(t *testing.T, mode string) *env {
 	ns := testutil.StartNamesrv(t)
 	b := testutil.StartBroker(t, ns.Addr().String(), func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) {
 		c.ACLEnable, c.RocketmqHome = true, home
+		c.ReviveInterval = 20 // popped messages come back soon after their invisible time
 	})
 	tc := body.NewTopicConfig("TAuth")
 	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 1, 1, 6
@@ -83,6 +85,9 @@ func startACLEnv(t *testing.T, mode string) *env {
 	cfg := proxy.NewConfig()
 	cfg.GRPCServerHost, cfg.GRPCServerPort, cfg.ProxyMode = "127.0.0.1", 0, mode
 	cfg.NamesrvAddr = e.nsAddr
+	for _, o := range opts {
+		o(cfg)
+	}
 	var (
 		px  *proxy.Running
 		err error
