@@ -75,12 +75,8 @@ func startACLEnv(t *testing.T, mode string, opts ...func(*proxy.Config)) *env {
 		c.ACLEnable, c.RocketmqHome = true, home
 		c.ReviveInterval = 20 // popped messages come back soon after their invisible time
 	})
-	tc := body.NewTopicConfig("TAuth")
-	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 1, 1, 6
-	b.Topics().UpdateTopicConfig(tc)
-	b.RegisterBrokerAll(false)
-
 	e := &env{nsAddr: ns.Addr().String(), b: b, mode: mode}
+	e.createACLTopic(t, "TAuth")
 	lg := zaptest.NewLogger(t).Named("proxy")
 	cfg := proxy.NewConfig()
 	cfg.GRPCServerHost, cfg.GRPCServerPort, cfg.ProxyMode = "127.0.0.1", 0, mode
@@ -117,6 +113,15 @@ func startACLEnv(t *testing.T, mode string, opts ...func(*proxy.Config)) *env {
 		return err
 	})
 	return e
+}
+
+// createACLTopic creates topic (one queue) on the broker and registers it.
+func (e *env) createACLTopic(t *testing.T, topic string) {
+	t.Helper()
+	tc := body.NewTopicConfig(topic)
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 1, 1, 6
+	e.b.Topics().UpdateTopicConfig(tc)
+	e.b.RegisterBrokerAll(false)
 }
 
 // signedCtx is a call context carrying what a 5.x SDK with session
