@@ -1,13 +1,23 @@
 package proxy_test
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
 
+	"go.uber.org/zap/zaptest"
+
+	"github.com/rocketmq-go/rmq/broker/acl"
+	"github.com/rocketmq-go/rmq/internal/message"
 	"github.com/rocketmq-go/rmq/internal/testutil"
 	"github.com/rocketmq-go/rmq/proxy"
 	apiv2 "github.com/rocketmq-go/rmq/proxy/apis/v2"
+	"github.com/rocketmq-go/rmq/remoting"
+	"github.com/rocketmq-go/rmq/remoting/body"
+	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
+	"github.com/rocketmq-go/rmq/remoting/header"
 )
 
 // shortPolls lets tests poll for 100 ms and hide messages for 100 ms+.
@@ -146,6 +156,59 @@ func TestProxyACLOfflineClientHandlesGivenBackSigned(t *testing.T) {
 			}
 			if len(r.msgs) == 0 || string(r.msgs[0].GetBody()) != "held" {
 				return fmt.Errorf("the gone client's message is not back yet")
+			}
+			return nil
+		})
+	})
+}
+
+// sendReconsumed stores a message in topic over remoting, signed as
+// rocketmq, as a message already delivered reconsumeTimes times.
+func (e *env) sendReconsumed(t *testing.T, topic, bodyText string, reconsumeTimes int32) {
+	t.Helper()
+	rc := remoting.NewClient(remoting.NewNettyClientConfig(), zaptest.NewLogger(t).Named("client"))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = rc.Shutdown(ctx)
+	})
+	props := map[string]string{"UNIQ_KEY": newMessageID()}
+	h := &header.SendMessageRequestHeader{ProducerGroup: "pg", Topic: topic, DefaultTopic: "TBW102",
+		DefaultTopicQueueNums: 4, BornTimestamp: time.Now().UnixMilli(), ReconsumeTimes: &reconsumeTimes,
+		Properties: message.MarshalProperties(props)}
+	req := codec.NewRequest(code.SendMessage, h.ToExtFields(), []byte(bodyText))
+	acl.SignRequest(req.ExtFields, req.Body, "rocketmq", "12345678")
+	resp, err := rc.InvokeSync(e.ctx(t, "sender"), e.b.BrokerAddr(), req)
+	if err != nil || resp.Code != code.Success {
+		t.Fatalf("send over remoting: %v %v", resp, err)
+	}
+}
+
+// TestProxyACLMaxAttemptsToDLQAsClient: a message whose delivery attempts
+// reached its group's max (retryMaxTimes 0: one attempt) is forwarded by
+// the proxy to %DLQ%<group> on an aclEnable=true broker, signed as the
+// receiving client's account, instead of being delivered. (Cluster mode
+// reads the group's retryMaxTimes from the broker, also signed.)
+func TestProxyACLMaxAttemptsToDLQAsClient(t *testing.T) {
+	modes(t, func(t *testing.T, mode string) {
+		e := startACLEnv(t, mode, shortPolls)
+		sg := body.NewSubscriptionGroupConfig("GAuthDLQ")
+		sg.RetryMaxTimes = 0
+		e.b.Subscriptions().UpdateSubscriptionGroupConfig(sg)
+		e.sendReconsumed(t, "TAuth", "dead", 1)
+		cli := newClientID()
+		// Popped for 60 s: the broker's own revive (which also moves
+		// messages past retryMaxTimes to the DLQ) cannot be what put it there.
+		testutil.Eventually(t, 10*time.Second, func() error {
+			r, err := e.tryReceive(signedCtx(t, cli, "rocketmq", "12345678"), e.receiveReq("TAuth", "GAuthDLQ", time.Minute, 300*time.Millisecond))
+			if err != nil {
+				return err
+			}
+			if len(r.msgs) > 0 {
+				t.Fatalf("message past its max attempts delivered: %s", r.msgs[0].GetBody())
+			}
+			if res := e.b.Store().GetMessage("proxy_test", "%DLQ%GAuthDLQ", 0, 0, 4, nil); len(res.Messages) == 0 {
+				return fmt.Errorf("not in the DLQ yet (status %v)", r.status)
 			}
 			return nil
 		})
