@@ -7,6 +7,7 @@ package proxy
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/zap"
@@ -20,11 +21,16 @@ import (
 // errExpiredHandle is 5.x's EXPIRED_HANDLE_PROXY_EXCEPTION.
 var errExpiredHandle = errStatus(apiv2.Code_INVALID_RECEIPT_HANDLE, "receipt handle is expired")
 
-// handleOf resolves the handle a client sent: the proxy's newer handle when
-// it has been renewing the message, else the client's own.
-func (c *consumer) handleOf(group, msgID, handle string) (ReceiptHandle, error) {
+// handleOf resolves the handle clientID sent: the proxy's newer handle when
+// it has been renewing the message that client received with it, else the
+// client's own.
+func (c *consumer) handleOf(ctx context.Context, clientID, group, msgID, handle string) (ReceiptHandle, error) {
 	if c.renew != nil {
-		if h, ok := c.renew.release(group, msgID); ok {
+		h, ok, err := c.renew.release(ctx, clientID, group, msgID, handle)
+		if err != nil {
+			return ReceiptHandle{}, err
+		}
+		if ok {
 			handle = h
 		}
 	}
@@ -53,25 +59,34 @@ func (c *consumer) ack(ctx context.Context, h ReceiptHandle, group, topic string
 	return nil
 }
 
-// ackMessage serves AckMessage: one ACK_MESSAGE per entry, concurrently,
-// with a status per entry and an overall one.
-func (c *consumer) ackMessage(ctx context.Context, req *apiv2.AckMessageRequest) *apiv2.AckMessageResponse {
+// ackConcurrency bounds the ACK_MESSAGE calls one AckMessage has in
+// flight (5.x sends them as async calls without a thread each).
+const ackConcurrency = 8
+
+// ackMessage serves AckMessage for clientID: one ACK_MESSAGE per entry, at
+// most ackConcurrency at once, with a status per entry and an overall one.
+func (c *consumer) ackMessage(ctx context.Context, clientID string, req *apiv2.AckMessageRequest) *apiv2.AckMessageResponse {
 	topic, group := req.GetTopic().GetName(), req.GetGroup().GetName()
 	if err := validateTopicAndGroup(topic, group); err != nil {
 		return &apiv2.AckMessageResponse{Status: statusOf(err)}
 	}
-	entries := make([]*apiv2.AckMessageResultEntry, len(req.GetEntries()))
+	in := req.GetEntries()
+	entries := make([]*apiv2.AckMessageResultEntry, len(in))
+	var next atomic.Int64 // the next entry to ack
 	var wg sync.WaitGroup
-	for i, e := range req.GetEntries() {
+	for range min(len(in), ackConcurrency) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h, err := c.handleOf(group, e.GetMessageId(), e.GetReceiptHandle())
-			if err == nil {
-				err = c.ack(ctx, h, group, topic)
+			for i := int(next.Add(1) - 1); i < len(in); i = int(next.Add(1) - 1) {
+				e := in[i]
+				h, err := c.handleOf(ctx, clientID, group, e.GetMessageId(), e.GetReceiptHandle())
+				if err == nil {
+					err = c.ack(ctx, h, group, topic)
+				}
+				entries[i] = &apiv2.AckMessageResultEntry{MessageId: e.GetMessageId(),
+					ReceiptHandle: e.GetReceiptHandle(), Status: statusOf(err)}
 			}
-			entries[i] = &apiv2.AckMessageResultEntry{MessageId: e.GetMessageId(),
-				ReceiptHandle: e.GetReceiptHandle(), Status: statusOf(err)}
 		}()
 	}
 	wg.Wait()
@@ -122,8 +137,8 @@ func (c *consumer) changeInvisible(ctx context.Context, h ReceiptHandle, group, 
 	return n, nil
 }
 
-// changeInvisibleDuration serves ChangeInvisibleDuration.
-func (c *consumer) changeInvisibleDuration(ctx context.Context, req *apiv2.ChangeInvisibleDurationRequest) *apiv2.ChangeInvisibleDurationResponse {
+// changeInvisibleDuration serves ChangeInvisibleDuration for clientID.
+func (c *consumer) changeInvisibleDuration(ctx context.Context, clientID string, req *apiv2.ChangeInvisibleDurationRequest) *apiv2.ChangeInvisibleDurationResponse {
 	topic, group := req.GetTopic().GetName(), req.GetGroup().GetName()
 	if err := validateTopicAndGroup(topic, group); err != nil {
 		return &apiv2.ChangeInvisibleDurationResponse{Status: statusOf(err)}
@@ -132,7 +147,7 @@ func (c *consumer) changeInvisibleDuration(ctx context.Context, req *apiv2.Chang
 	if err := c.checkInvisible(ms, 0); err != nil {
 		return &apiv2.ChangeInvisibleDurationResponse{Status: statusOf(err)}
 	}
-	h, err := c.handleOf(group, req.GetMessageId(), req.GetReceiptHandle())
+	h, err := c.handleOf(ctx, clientID, group, req.GetMessageId(), req.GetReceiptHandle())
 	if err == nil {
 		h, err = c.changeInvisible(ctx, h, group, topic, ms)
 	}

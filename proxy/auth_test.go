@@ -58,8 +58,9 @@ const authYml = `accounts:
 
 // startACLEnv is startEnv with an aclEnable=true broker whose home holds
 // authYml and topic TAuth. Local mode uses the broker's accounts; cluster
-// mode loads the same file as a separate proxy would.
-func startACLEnv(t *testing.T, mode string) *env {
+// mode loads the same file as a separate proxy would. opts adjust the
+// proxy's config.
+func startACLEnv(t *testing.T, mode string, opts ...func(*proxy.Config)) *env {
 	t.Helper()
 	home := t.TempDir()
 	file := filepath.Join(home, "conf", "plain_acl.yml")
@@ -72,17 +73,17 @@ func startACLEnv(t *testing.T, mode string) *env {
 	ns := testutil.StartNamesrv(t)
 	b := testutil.StartBroker(t, ns.Addr().String(), func(c *broker.BrokerConfig, _ *store.MessageStoreConfig) {
 		c.ACLEnable, c.RocketmqHome = true, home
+		c.ReviveInterval = 20 // popped messages come back soon after their invisible time
 	})
-	tc := body.NewTopicConfig("TAuth")
-	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 1, 1, 6
-	b.Topics().UpdateTopicConfig(tc)
-	b.RegisterBrokerAll(false)
-
 	e := &env{nsAddr: ns.Addr().String(), b: b, mode: mode}
+	e.createACLTopic(t, "TAuth")
 	lg := zaptest.NewLogger(t).Named("proxy")
 	cfg := proxy.NewConfig()
 	cfg.GRPCServerHost, cfg.GRPCServerPort, cfg.ProxyMode = "127.0.0.1", 0, mode
 	cfg.NamesrvAddr = e.nsAddr
+	for _, o := range opts {
+		o(cfg)
+	}
 	var (
 		px  *proxy.Running
 		err error
@@ -112,6 +113,15 @@ func startACLEnv(t *testing.T, mode string) *env {
 		return err
 	})
 	return e
+}
+
+// createACLTopic creates topic (one queue) on the broker and registers it.
+func (e *env) createACLTopic(t *testing.T, topic string) {
+	t.Helper()
+	tc := body.NewTopicConfig(topic)
+	tc.ReadQueueNums, tc.WriteQueueNums, tc.Perm = 1, 1, 6
+	e.b.Topics().UpdateTopicConfig(tc)
+	e.b.RegisterBrokerAll(false)
 }
 
 // signedCtx is a call context carrying what a 5.x SDK with session

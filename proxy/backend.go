@@ -298,7 +298,7 @@ func (be *remotingBackend) loadGroups(ctx context.Context) groupCache {
 		return c
 	}
 	for _, addr := range masters {
-		w, err := be.adm.SubscriptionGroups(ctx, addr)
+		w, err := be.subscriptionGroups(ctx, addr)
 		if err != nil {
 			continue
 		}
@@ -312,6 +312,23 @@ func (be *remotingBackend) loadGroups(ctx context.Context) groupCache {
 	be.groups = c
 	be.cacheMu.Unlock()
 	return c
+}
+
+// subscriptionGroups fetches a broker's subscription group table, signed
+// as ctx's account (an aclEnable=true broker refuses it unsigned).
+func (be *remotingBackend) subscriptionGroups(ctx context.Context, addr string) (*body.SubscriptionGroupWrapper, error) {
+	resp, err := be.Invoke(ctx, addr, codec.NewRequest(code.GetAllSubscriptiongroupConfig, nil, nil))
+	if err != nil {
+		return nil, err
+	}
+	if resp.Code != code.Success {
+		return nil, fmt.Errorf("proxy: subscription groups of %s: code %d %s", addr, resp.Code, resp.Remark)
+	}
+	var w body.SubscriptionGroupWrapper
+	if err := w.Decode(resp.Body); err != nil {
+		return nil, fmt.Errorf("proxy: subscription groups of %s: %w", addr, err)
+	}
+	return &w, nil
 }
 
 func (be *remotingBackend) Handle(c int32, h BrokerRequestHandler) {

@@ -50,6 +50,16 @@ type Config struct {
 	MaxInvisibleTimeMills                         int64 `json:"maxInvisibleTimeMills"`
 	GRPCClientIdleTimeMills                       int64 `json:"grpcClientIdleTimeMills"`
 
+	// Auto renewal of push consumers' receipt handles (5.x's names):
+	// auto_renew receives pop with DefaultInvisibleTimeMills; every
+	// RenewSchedulePeriodMillis the handles due within RenewAheadTimeMillis
+	// are extended, for at most RenewMaxTimeMillis.
+	EnableProxyAutoRenew      bool  `json:"enableProxyAutoRenew"`
+	DefaultInvisibleTimeMills int64 `json:"defaultInvisibleTimeMills"`
+	RenewAheadTimeMillis      int64 `json:"renewAheadTimeMillis"`
+	RenewMaxTimeMillis        int64 `json:"renewMaxTimeMillis"`
+	RenewSchedulePeriodMillis int64 `json:"renewSchedulePeriodMillis"`
+
 	// TLS of the gRPC listener: the tls.* settings of the remoting server
 	// (tls.server.mode disabled|permissive|enforcing, cert and key paths)
 	// are passed by the command; when both paths below are set they choose
@@ -101,6 +111,11 @@ func NewConfig() *Config {
 		MinInvisibleTimeMillsForRecv:                  10000,
 		MaxInvisibleTimeMills:                         (12 * time.Hour).Milliseconds(),
 		GRPCClientIdleTimeMills:                       120000,
+		EnableProxyAutoRenew:                          true,
+		DefaultInvisibleTimeMills:                     60_000,
+		RenewAheadTimeMillis:                          10_000,
+		RenewMaxTimeMillis:                            3 * 3600 * 1000,
+		RenewSchedulePeriodMillis:                     5_000,
 		TLSTestModeEnable:                             true,
 	}
 }
@@ -137,6 +152,9 @@ func (c *Config) Validate() error {
 	}
 	if c.GRPCServerPort < 0 || c.GRPCServerPort > 65535 {
 		errs = append(errs, fmt.Sprintf("grpcServerPort %d out of range", c.GRPCServerPort))
+	}
+	if c.RenewSchedulePeriodMillis <= 0 {
+		errs = append(errs, fmt.Sprintf("renewSchedulePeriodMillis %d is not positive", c.RenewSchedulePeriodMillis))
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("proxy: invalid config: %s", strings.Join(errs, "; "))

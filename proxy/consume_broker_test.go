@@ -175,7 +175,7 @@ func TestProxyConsumeBrokerReceiveAckNeverRedelivered(t *testing.T) {
 		entries = append(entries, &apiv2.AckMessageEntry{MessageId: m.GetSystemProperties().GetMessageId(),
 			ReceiptHandle: m.GetSystemProperties().GetReceiptHandle()})
 	}
-	resp := e.c.ackMessage(context.Background(), &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "GAck"},
+	resp := e.c.ackMessage(context.Background(), "cli", &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "GAck"},
 		Topic: &apiv2.Resource{Name: "TAck"}, Entries: entries})
 	if resp.GetStatus().GetCode() != apiv2.Code_OK {
 		t.Fatalf("ack: %v", resp)
@@ -224,7 +224,7 @@ func TestProxyConsumeBrokerRedeliveredAfterInvisible(t *testing.T) {
 		t.Fatalf("redelivered %v, want the same message with delivery attempt 2", again)
 	}
 	// The redelivered copy's handle acks it for good.
-	resp := e.c.ackMessage(context.Background(), &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "GRe"},
+	resp := e.c.ackMessage(context.Background(), "cli", &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "GRe"},
 		Topic: &apiv2.Resource{Name: "TRe"}, Entries: []*apiv2.AckMessageEntry{{MessageId: sp.GetMessageId(),
 			ReceiptHandle: sp.GetReceiptHandle()}}})
 	if resp.GetStatus().GetCode() != apiv2.Code_OK {
@@ -269,7 +269,7 @@ func TestProxyConsumeBrokerAutoRenew(t *testing.T) {
 		}
 	}
 	sp := got[0].GetSystemProperties()
-	resp := e.c.ackMessage(context.Background(), &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "GRenew"},
+	resp := e.c.ackMessage(context.Background(), "push-1", &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "GRenew"},
 		Topic: &apiv2.Resource{Name: "TRenew"}, Entries: []*apiv2.AckMessageEntry{{MessageId: sp.GetMessageId(),
 			ReceiptHandle: sp.GetReceiptHandle()}}})
 	if resp.GetStatus().GetCode() != apiv2.Code_OK {
@@ -342,7 +342,7 @@ func BenchmarkProxyConsumeBrokerPopAck(b *testing.B) {
 					req.Entries = append(req.Entries, &apiv2.AckMessageEntry{MessageId: m.GetSystemProperties().GetMessageId(),
 						ReceiptHandle: m.GetSystemProperties().GetReceiptHandle()})
 				}
-				if r := e.c.ackMessage(context.Background(), req); r.GetStatus().GetCode() != apiv2.Code_OK {
+				if r := e.c.ackMessage(context.Background(), "cli", req); r.GetStatus().GetCode() != apiv2.Code_OK {
 					b.Errorf("ack: %v", r)
 					return
 				}

@@ -15,10 +15,14 @@ import (
 // told its own.
 const defaultRequestTimeout = 3 * time.Second
 
-// consumeConfigOf takes the consume settings from the proxy's Config; the
-// auto-renewal ones keep 5.x's defaults.
+// consumeConfigOf takes the consume settings from the proxy's Config.
 func consumeConfigOf(cfg *Config) ConsumeConfig {
 	c := NewConsumeConfig()
+	c.EnableProxyAutoRenew = cfg.EnableProxyAutoRenew
+	c.DefaultInvisibleTimeMills = cfg.DefaultInvisibleTimeMills
+	c.RenewAheadTimeMillis = cfg.RenewAheadTimeMillis
+	c.RenewMaxTimeMillis = cfg.RenewMaxTimeMillis
+	c.RenewSchedulePeriodMillis = cfg.RenewSchedulePeriodMillis
 	c.MinLongPollingTimeoutMillis = cfg.GRPCClientConsumerMinLongPollingTimeoutMillis
 	c.MaxLongPollingTimeoutMillis = cfg.GRPCClientConsumerMaxLongPollingTimeoutMillis
 	c.MinInvisibleTimeMillsForRecv = cfg.MinInvisibleTimeMillsForRecv
@@ -34,7 +38,6 @@ func (svc *service) initConsume() {
 	svc.cons = newConsumer(svc.lg.Named("consume"), consumeConfigOf(svc.cfg), svc.consumeAdapter)
 	svc.cons.spawn = svc.srv.goFunc
 	svc.cons.renew = newRenewer(svc.cons, func(id string) bool { return svc.clients.Get(id) != nil })
-	svc.cons.renew.as = func(id string) context.Context { return svc.asClient(context.Background(), id) }
 	svc.be.Handle(code.GetConsumerRunningInfo, svc.onGetConsumerRunningInfo)
 	svc.be.Handle(code.ConsumeMessageDirectly, svc.onConsumeMessageDirectly)
 }
@@ -87,24 +90,27 @@ func (svc *service) ReceiveMessage(req *apiv2.ReceiveMessageRequest, stream apiv
 
 // AckMessage is 5.x's AckMessageActivity (one ACK_MESSAGE per entry).
 func (svc *service) AckMessage(ctx context.Context, req *apiv2.AckMessageRequest) (*apiv2.AckMessageResponse, error) {
-	if err := callInfoOf(ctx).requireClientID(); err != nil {
+	ci := callInfoOf(ctx)
+	if err := ci.requireClientID(); err != nil {
 		return &apiv2.AckMessageResponse{Status: StatusOf(err)}, nil
 	}
-	return svc.cons.ackMessage(ctx, req), nil
+	return svc.cons.ackMessage(ctx, ci.ClientID, req), nil
 }
 
 // ChangeInvisibleDuration is 5.x's ChangeInvisibleDurationActivity.
 func (svc *service) ChangeInvisibleDuration(ctx context.Context, req *apiv2.ChangeInvisibleDurationRequest) (*apiv2.ChangeInvisibleDurationResponse, error) {
-	if err := callInfoOf(ctx).requireClientID(); err != nil {
+	ci := callInfoOf(ctx)
+	if err := ci.requireClientID(); err != nil {
 		return &apiv2.ChangeInvisibleDurationResponse{Status: StatusOf(err)}, nil
 	}
-	return svc.cons.changeInvisibleDuration(ctx, req), nil
+	return svc.cons.changeInvisibleDuration(ctx, ci.ClientID, req), nil
 }
 
 // ForwardMessageToDeadLetterQueue is 5.x's ForwardMessageToDLQActivity.
 func (svc *service) ForwardMessageToDeadLetterQueue(ctx context.Context, req *apiv2.ForwardMessageToDeadLetterQueueRequest) (*apiv2.ForwardMessageToDeadLetterQueueResponse, error) {
-	if err := callInfoOf(ctx).requireClientID(); err != nil {
+	ci := callInfoOf(ctx)
+	if err := ci.requireClientID(); err != nil {
 		return &apiv2.ForwardMessageToDeadLetterQueueResponse{Status: StatusOf(err)}, nil
 	}
-	return svc.cons.forwardToDLQ(ctx, req), nil
+	return svc.cons.forwardToDLQ(ctx, ci.ClientID, req), nil
 }

@@ -282,7 +282,7 @@ func TestProxyAckMessageEntries(t *testing.T) {
 	expired.RetrieveTime = 1
 	req := &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "G"}, Topic: &apiv2.Resource{Name: "T"},
 		Entries: []*apiv2.AckMessageEntry{{MessageId: "m1", ReceiptHandle: ok.Encode()}}}
-	resp := c.ackMessage(context.Background(), req)
+	resp := c.ackMessage(context.Background(), "cli", req)
 	if resp.GetStatus().GetCode() != apiv2.Code_OK || resp.GetEntries()[0].GetStatus().GetCode() != apiv2.Code_OK {
 		t.Fatalf("one good entry: %v", resp)
 	}
@@ -294,7 +294,7 @@ func TestProxyAckMessageEntries(t *testing.T) {
 	req.Entries = append(req.Entries, &apiv2.AckMessageEntry{MessageId: "m2", ReceiptHandle: bad.Encode()},
 		&apiv2.AckMessageEntry{MessageId: "m3", ReceiptHandle: expired.Encode()},
 		&apiv2.AckMessageEntry{MessageId: "m4", ReceiptHandle: "junk"})
-	resp = c.ackMessage(context.Background(), req)
+	resp = c.ackMessage(context.Background(), "cli", req)
 	want := []apiv2.Code{apiv2.Code_OK, apiv2.Code_INTERNAL_SERVER_ERROR, apiv2.Code_INVALID_RECEIPT_HANDLE, apiv2.Code_INVALID_RECEIPT_HANDLE}
 	if resp.GetStatus().GetCode() != apiv2.Code_MULTIPLE_RESULTS {
 		t.Errorf("overall %v, want MULTIPLE_RESULTS", resp.GetStatus())
@@ -315,7 +315,7 @@ func TestProxyChangeInvisibleDurationReturnsNewHandle(t *testing.T) {
 	c := newTestConsumer(t, f)
 	old := ReceiptHandle{StartOffset: 3, RetrieveTime: time.Now().UnixMilli(), InvisibleTime: 60000, TopicType: "0",
 		BrokerName: "a", QueueID: 1, Offset: 5, CommitLogOffset: 9}
-	resp := c.changeInvisibleDuration(context.Background(), &apiv2.ChangeInvisibleDurationRequest{
+	resp := c.changeInvisibleDuration(context.Background(), "cli", &apiv2.ChangeInvisibleDurationRequest{
 		Group: &apiv2.Resource{Name: "G"}, Topic: &apiv2.Resource{Name: "T"}, ReceiptHandle: old.Encode(),
 		InvisibleDuration: durationpb.New(20 * time.Second), MessageId: "m"})
 	if resp.GetStatus().GetCode() != apiv2.Code_OK || resp.GetReceiptHandle() != "5 5000000000000 20000 6 0 a 1 5 9" {
@@ -370,13 +370,13 @@ func TestProxyRenewReleaseWaitsForInFlightRenewal(t *testing.T) {
 	m.Properties[propPopCK] = ReceiptHandle{RetrieveTime: time.Now().UnixMilli(), InvisibleTime: 30000, TopicType: "0",
 		BrokerName: "a", QueueID: 0, Offset: 4, CommitLogOffset: 1004}.Encode()
 	old := m.Properties[propPopCK]
-	c.renew.hold("cli", "G", "T", []*message.MessageExt{m})
+	c.renew.hold(context.Background(), "cli", "G", "T", []*message.MessageExt{m})
 	renewing := make(chan struct{})
-	go func() { defer close(renewing); c.renew.renewDue() }()
+	go func() { defer close(renewing); c.renew.renewDue(nil) }()
 	waitFor(t, func() bool { return len(f.callsOf(code.ChangeMessageInvisibletime)) == 1 })
 	acked := make(chan *apiv2.AckMessageResponse, 1)
 	go func() {
-		acked <- c.ackMessage(context.Background(), &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "G"},
+		acked <- c.ackMessage(context.Background(), "cli", &apiv2.AckMessageRequest{Group: &apiv2.Resource{Name: "G"},
 			Topic: &apiv2.Resource{Name: "T"}, Entries: []*apiv2.AckMessageEntry{{MessageId: messageIDOf(m), ReceiptHandle: old}}})
 	}()
 	time.Sleep(50 * time.Millisecond) // the ack is now waiting for the renewal

@@ -38,13 +38,13 @@ func (c *consumer) toDLQ(ctx context.Context, h ReceiptHandle, msgID, group, top
 	return remotingStatus(resp.Code, resp.Remark)
 }
 
-// forwardToDLQ serves ForwardMessageToDeadLetterQueue.
-func (c *consumer) forwardToDLQ(ctx context.Context, req *apiv2.ForwardMessageToDeadLetterQueueRequest) *apiv2.ForwardMessageToDeadLetterQueueResponse {
+// forwardToDLQ serves ForwardMessageToDeadLetterQueue for clientID.
+func (c *consumer) forwardToDLQ(ctx context.Context, clientID string, req *apiv2.ForwardMessageToDeadLetterQueueRequest) *apiv2.ForwardMessageToDeadLetterQueueResponse {
 	topic, group := req.GetTopic().GetName(), req.GetGroup().GetName()
 	if err := validateTopicAndGroup(topic, group); err != nil {
 		return &apiv2.ForwardMessageToDeadLetterQueueResponse{Status: statusOf(err)}
 	}
-	h, err := c.handleOf(group, req.GetMessageId(), req.GetReceiptHandle())
+	h, err := c.handleOf(ctx, clientID, group, req.GetMessageId(), req.GetReceiptHandle())
 	if err != nil {
 		return &apiv2.ForwardMessageToDeadLetterQueueResponse{Status: statusOf(err)}
 	}

@@ -34,9 +34,10 @@ type brokerHeartbeat struct {
 	svc      *service
 	clientID string
 
-	// loop goroutine only
-	lastProducers []string
-	lastConsumers []string
+	// loop goroutine only: the groups of the last shared beat and the
+	// account each was registered as (nil: unsigned)
+	lastProducers map[string]*credentials
+	lastConsumers map[string]*credentials
 	clientChans   map[string]string // client id → its own channel (per-client mode)
 }
 
@@ -171,17 +172,12 @@ func (h *brokerHeartbeat) beatPerClient(pc perClientBackend) bool {
 	return true
 }
 
-// beatShared sends one heartbeat with every client's groups to every
-// master, then unregisters the groups that are gone since the last beat.
+// beatShared sends every master the clients' groups under the proxy's id,
+// one heartbeat per account the clients were last admitted as (signed as
+// it, so an ACL broker takes them), then unregisters the groups that are
+// gone since the last beat, as the account that last registered them.
 func (h *brokerHeartbeat) beatShared() {
-	hd := h.data(h.clientID, h.svc.clients.snapshot())
-	var producers, consumers []string
-	for _, p := range hd.ProducerDataSet {
-		producers = append(producers, p.GroupName)
-	}
-	for _, c := range hd.ConsumerDataSet {
-		consumers = append(consumers, c.GroupName)
-	}
+	beats, producers, consumers := h.sharedBeats()
 	if len(producers)+len(consumers)+len(h.lastProducers)+len(h.lastConsumers) == 0 {
 		return // no gRPC client, nothing to register or withdraw
 	}
@@ -192,19 +188,71 @@ func (h *brokerHeartbeat) beatShared() {
 		h.svc.lg.Warn("heartbeat: no broker list", zap.Error(err))
 		return
 	}
-	payload := hd.Encode()
 	for name, addr := range masters {
-		if len(producers)+len(consumers) > 0 {
-			h.send(context.Background(), addr, name, codec.NewRequest(code.HeartBeat, nil, payload))
+		for _, b := range beats {
+			h.send(b.as, addr, name, codec.NewRequest(code.HeartBeat, nil, b.payload))
 		}
-		for _, g := range gone(h.lastProducers, producers) {
-			h.send(context.Background(), addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ProducerGroup: g}).ToExtFields(), nil))
+		for _, g := range goneGroups(h.lastProducers, producers) {
+			h.send(asCreds(h.lastProducers[g]), addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ProducerGroup: g}).ToExtFields(), nil))
 		}
-		for _, g := range gone(h.lastConsumers, consumers) {
-			h.send(context.Background(), addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ConsumerGroup: g}).ToExtFields(), nil))
+		for _, g := range goneGroups(h.lastConsumers, consumers) {
+			h.send(asCreds(h.lastConsumers[g]), addr, name, codec.NewRequest(code.UnregisterClient, (&header.UnregisterClientRequestHeader{ClientID: h.clientID, ConsumerGroup: g}).ToExtFields(), nil))
 		}
 	}
 	h.lastProducers, h.lastConsumers = producers, consumers
+}
+
+// sharedBeat is one heartbeat of the shared registration and the account
+// it is signed as.
+type sharedBeat struct {
+	as      context.Context
+	payload []byte
+}
+
+// sharedBeats splits the clients by the account they were last admitted as
+// (none: one unsigned heartbeat) and returns a heartbeat per account, plus
+// each group registered with the account that carries it.
+func (h *brokerHeartbeat) sharedBeats() ([]sharedBeat, map[string]*credentials, map[string]*credentials) {
+	type account struct{ accessKey, secretKey string }
+	byAccount := map[account][]*clientSession{}
+	creds := map[account]*credentials{}
+	for _, c := range h.svc.clients.snapshot() {
+		var a account
+		if cr := c.creds.Load(); cr != nil {
+			a = account{cr.accessKey, cr.secretKey}
+			creds[a] = cr
+		}
+		byAccount[a] = append(byAccount[a], c)
+	}
+	accounts := make([]account, 0, len(byAccount))
+	for a := range byAccount {
+		accounts = append(accounts, a)
+	}
+	slices.SortFunc(accounts, func(x, y account) int { return strings.Compare(x.accessKey, y.accessKey) })
+	var beats []sharedBeat
+	producers, consumers := map[string]*credentials{}, map[string]*credentials{}
+	for _, a := range accounts {
+		hd := h.data(h.clientID, byAccount[a])
+		if len(hd.ProducerDataSet)+len(hd.ConsumerDataSet) == 0 {
+			continue
+		}
+		for _, p := range hd.ProducerDataSet {
+			producers[p.GroupName] = creds[a]
+		}
+		for _, c := range hd.ConsumerDataSet {
+			consumers[c.GroupName] = creds[a]
+		}
+		beats = append(beats, sharedBeat{as: asCreds(creds[a]), payload: hd.Encode()})
+	}
+	return beats, producers, consumers
+}
+
+// asCreds is a context signing as c (unsigned for nil).
+func asCreds(c *credentials) context.Context {
+	if c == nil {
+		return context.Background()
+	}
+	return withCredentials(context.Background(), c)
 }
 
 // send calls the broker; base carries the account to sign as, if any.
@@ -216,11 +264,11 @@ func (h *brokerHeartbeat) send(base context.Context, addr, name string, req *cod
 	}
 }
 
-// gone returns the elements of before missing from after (both sorted).
-func gone(before, after []string) []string {
+// goneGroups returns the groups of before missing from after, sorted.
+func goneGroups(before, after map[string]*credentials) []string {
 	var out []string
-	for _, g := range before {
-		if _, found := slices.BinarySearch(after, g); !found {
+	for _, g := range sortedKeys(before) {
+		if _, ok := after[g]; !ok {
 			out = append(out, g)
 		}
 	}

@@ -96,7 +96,7 @@ func (c *consumer) receive(ctx context.Context, req *apiv2.ReceiveMessageRequest
 			}
 		}
 		// The client will never see the rest: make them visible again soon.
-		c.nack(context.WithoutCancel(ctx), req, msgs[i:])
+		c.nack(context.WithoutCancel(ctx), set.clientID, req, msgs[i:])
 		break
 	}
 	if err != nil {
@@ -142,7 +142,7 @@ func (c *consumer) pop(ctx context.Context, req *apiv2.ReceiveMessageRequest, se
 		return &apiv2.Status{Code: apiv2.Code_MESSAGE_NOT_FOUND, Message: "no match message"}, nil
 	}
 	if c.renew != nil && c.cfg.EnableProxyAutoRenew && req.GetAutoRenew() {
-		c.renew.hold(set.clientID, group, topic, msgs)
+		c.renew.hold(ctx, set.clientID, group, topic, msgs)
 	}
 	return okStatus(), msgs
 }
@@ -258,31 +258,34 @@ func (c *consumer) nackLate(base context.Context, resp *codec.RemotingCommand, g
 	if err != nil {
 		return
 	}
-	c.nackMessages(base, group, topic, msgs)
+	c.nackMessages(base, "", group, topic, msgs)
 }
 
 // nack makes messages the client never got visible again after a second.
-func (c *consumer) nack(base context.Context, req *apiv2.ReceiveMessageRequest, msgs []*message.MessageExt) {
-	c.nackMessages(base, req.GetGroup().GetName(), req.GetMessageQueue().GetTopic().GetName(), msgs)
+func (c *consumer) nack(base context.Context, clientID string, req *apiv2.ReceiveMessageRequest, msgs []*message.MessageExt) {
+	c.nackMessages(base, clientID, req.GetGroup().GetName(), req.GetMessageQueue().GetTopic().GetName(), msgs)
 }
 
-func (c *consumer) nackMessages(base context.Context, group, topic string, msgs []*message.MessageExt) {
+// nackMessages gives msgs back; those held for clientID's auto renewal
+// stop being renewed.
+func (c *consumer) nackMessages(base context.Context, clientID, group, topic string, msgs []*message.MessageExt) {
 	for _, m := range msgs {
-		h, err := ParseReceiptHandle(m.Properties[propPopCK])
+		raw := m.Properties[propPopCK]
+		h, err := ParseReceiptHandle(raw)
 		if err != nil {
 			continue
 		}
 		id := messageIDOf(m)
 		c.spawn(func() { // off the caller: release may wait for a renewal
+			ctx, cancel := context.WithTimeout(base, 2*renewCallTimeout)
+			defer cancel()
 			if c.renew != nil {
-				if s, ok := c.renew.release(group, id); ok {
+				if s, ok, _ := c.renew.release(ctx, clientID, group, id, raw); ok {
 					if nh, err := ParseReceiptHandle(s); err == nil {
 						h = nh
 					}
 				}
 			}
-			ctx, cancel := context.WithTimeout(base, 3*time.Second)
-			defer cancel()
 			if _, err := c.changeInvisible(ctx, h, group, topic, nackInvisible.Milliseconds()); err != nil {
 				c.lg.Warn("nack of an unsent message failed", zap.String("topic", topic), zap.Error(err))
 			}
