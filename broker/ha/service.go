@@ -134,13 +134,20 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.connMu.Unlock()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
+	var err error
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("ha: goroutines still running: %w", ctx.Err())
+		err = fmt.Errorf("ha: goroutines still running: %w", ctx.Err())
 	}
-	s.group.failAll()
-	s.ctl.allAck.failAll()
+	// After the run loops' last sweep (which answers what is acknowledged),
+	// fail the rest and any wait that passed WaitReplicated's shutdown
+	// check just before the flag was set.
+	s.group.close()
+	s.ctl.allAck.close()
+	if err != nil {
+		return err
+	}
 	s.lg.Info("ha service stopped")
 	return nil
 }
