@@ -29,6 +29,7 @@ type Service struct {
 
 	ln         net.Listener
 	push2Slave atomic.Int64 // highest offset a slave acknowledged (never above the master's max)
+	wokenTo    atomic.Int64 // CommitLog end IsSlaveOK last woke the writers for; -1 after ChangeToSlave
 
 	connMu sync.RWMutex
 	conns  map[*connection]struct{}
@@ -244,9 +245,19 @@ func (s *Service) SlaveAckOffsets() map[string]int64 {
 }
 
 // NotifyAppend wakes every connection's writer: the CommitLog grew. The
-// broker calls it for each dispatched message; IsSlaveOK calls it on a
-// SYNC_MASTER right after the append. Writers also poll every 100 ms.
+// broker calls it for each dispatched message. A SYNC_MASTER put already
+// woke them in IsSlaveOK, right after its append; when the CommitLog has
+// not grown since, the dispatch of that put wakes nobody. Writers also
+// poll every 100 ms.
 func (s *Service) NotifyAppend() {
+	if s.st.MaxPhyOffset() == s.wokenTo.Load() {
+		return
+	}
+	s.wakeWriters()
+}
+
+// wakeWriters wakes every connection's writer.
+func (s *Service) wakeWriters() {
 	s.connMu.RLock()
 	for c := range s.conns {
 		c.wakeup()
@@ -274,7 +285,11 @@ func (s *Service) notifyTransferSome(offset int64) {
 // IsSlaveOK is Java isSlaveOK: at least one slave connected and not more
 // than haSlaveFallbehindMax behind masterPutWhere.
 func (s *Service) IsSlaveOK(masterPutWhere int64) bool {
-	s.NotifyAppend()
+	// Record the end before waking: a dispatch that sees it equal to the
+	// CommitLog's max may skip its wake, as this one follows. Concurrent
+	// puts may store out of order; a smaller value only costs a wake.
+	s.wokenTo.Store(masterPutWhere)
+	s.wakeWriters()
 	if s.allAckMode() {
 		return true // 5.x checks the set size before the append instead
 	}
