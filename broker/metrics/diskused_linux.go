@@ -11,5 +11,5 @@ func diskUsed(dir string) (used int64, ok bool) {
 	if dir == "" || syscall.Statfs(dir, &fs) != nil || fs.Blocks == 0 {
 		return 0, false
 	}
-	return (int64(fs.Blocks) - int64(fs.Bfree)) * fs.Frsize, true
+	return (int64(fs.Blocks) - int64(fs.Bfree)) * int64(fs.Frsize), true
 }
