@@ -41,10 +41,13 @@ type rollingFile struct {
 	err     error         // first compression error, returned by Close
 	wake    chan struct{} // buffered(1): pending has work
 	done    chan struct{} // closed when the compressor has exited; nil until it starts
+
+	syncFile func(*os.File) error // fsync; tests slow it down
 }
 
 func newRollingFile(dir, archive, base string, maxSize int64, maxIndex int) *rollingFile {
-	return &rollingFile{dir: dir, archive: archive, base: base, maxSize: maxSize, maxIndex: maxIndex, wake: make(chan struct{}, 1)}
+	return &rollingFile{dir: dir, archive: archive, base: base, maxSize: maxSize, maxIndex: maxIndex, wake: make(chan struct{}, 1),
+		syncFile: (*os.File).Sync}
 }
 
 func (r *rollingFile) path() string { return filepath.Join(r.dir, r.base+".log") }
@@ -78,7 +81,7 @@ func (r *rollingFile) Sync() error {
 	if r.f == nil {
 		return nil
 	}
-	return r.f.Sync()
+	return r.syncFile(r.f)
 }
 
 func (r *rollingFile) open() error {
