@@ -31,7 +31,7 @@ type rollingFile struct {
 
 	// mu serialises writers on the file, as zapcore.Lock does for stderr:
 	// it is held across the write of one line and a rotation's rename, never
-	// across compression.
+	// across compression or an fsync.
 	mu      sync.Mutex
 	f       *os.File
 	size    int64
@@ -74,14 +74,20 @@ func (r *rollingFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Sync implements zapcore.WriteSyncer.
+// Sync implements zapcore.WriteSyncer. The fsync runs outside mu, so
+// writers (every logger, gnet's event loops' included) do not wait for the
+// disk; a rotation or Close that closes the file meanwhile ends it quietly.
 func (r *rollingFile) Sync() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.f == nil {
+	f := r.f
+	r.mu.Unlock()
+	if f == nil {
 		return nil
 	}
-	return r.syncFile(r.f)
+	if err := r.syncFile(f); err != nil && !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
 func (r *rollingFile) open() error {
