@@ -250,7 +250,7 @@ func (s *Service) SlaveAckOffsets() map[string]int64 {
 // not grown since, the dispatch of that put wakes nobody. Writers also
 // poll every 100 ms.
 func (s *Service) NotifyAppend() {
-	if s.st.MaxPhyOffset() == s.wokenTo.Load() {
+	if w := s.wokenTo.Load(); w > 0 && s.st.MaxPhyOffset() == w { // w is 0 on an ASYNC_MASTER: no lookup
 		return
 	}
 	s.wakeWriters()
