@@ -33,6 +33,9 @@ type Client struct {
 	dialing map[string]*dialCall
 	closed  bool
 	dialer  Dialer // inproc.go; nil dials TCP
+
+	dialCtx    context.Context    // parent of every dial; cancelled by Shutdown
+	dialCancel context.CancelFunc // aborts dials in flight
 }
 
 type dialCall struct {
@@ -60,6 +63,7 @@ func NewClient(cfg *NettyClientConfig, lg *zap.Logger) *Client {
 		dialing:   make(map[string]*dialCall),
 		tlsCfg:    sync.OnceValues(cfg.TLS.ClientTLS),
 	}
+	c.dialCtx, c.dialCancel = context.WithCancel(context.Background())
 	c.ep.startHousekeeping()
 	return c
 }
@@ -152,7 +156,9 @@ func (c *Client) CloseChannel(addr string) {
 }
 
 // Channel returns the open connection to addr, dialling it if needed;
-// concurrent callers share one dial.
+// concurrent callers share one dial. The dial runs on its own goroutine,
+// bounded by connectTimeoutMillis and Shutdown, so every caller, the one
+// that started it included, stops waiting when its ctx ends.
 func (c *Client) Channel(ctx context.Context, addr string) (*Channel, error) {
 	c.mu.Lock()
 	if c.closed {
@@ -168,7 +174,9 @@ func (c *Client) Channel(ctx context.Context, addr string) (*Channel, error) {
 		d = &dialCall{done: make(chan struct{})}
 		c.dialing[addr] = d
 		c.mu.Unlock()
-		c.dial(addr, d)
+		if !c.ep.goFunc(func() { c.dial(addr, d) }) {
+			c.publishDial(addr, d, nil, ErrShutdown)
+		}
 	} else {
 		c.mu.Unlock()
 	}
@@ -180,13 +188,20 @@ func (c *Client) Channel(ctx context.Context, addr string) (*Channel, error) {
 	}
 }
 
-// dial connects addr and publishes the result through d.
+// dial connects addr within connectTimeoutMillis (aborted by Shutdown) and
+// publishes the result through d.
 func (c *Client) dial(addr string, d *dialCall) {
 	timeout := time.Duration(c.cfg.ConnectTimeoutMillis) * time.Millisecond
-	conn, err := c.customDial(addr)
+	ctx := c.dialCtx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	conn, err := c.customDial(ctx, addr)
 	if conn == nil && err == nil {
-		dialer := net.Dialer{Timeout: timeout, KeepAlive: -1}
-		conn, err = dialer.Dial("tcp", addr)
+		dialer := net.Dialer{KeepAlive: -1}
+		conn, err = dialer.DialContext(ctx, "tcp", addr)
 	}
 	if err == nil && c.cfg.UseTLS {
 		conn, err = c.handshake(conn, timeout)
@@ -197,6 +212,12 @@ func (c *Client) dial(addr string, d *dialCall) {
 	} else {
 		ch, err = c.startConn(addr, conn)
 	}
+	c.publishDial(addr, d, ch, err)
+}
+
+// publishDial ends the dial d: it records ch as addr's connection (closing
+// it instead when the client shut down meanwhile) and wakes the waiters.
+func (c *Client) publishDial(addr string, d *dialCall, ch *Channel, err error) {
 	var orphan *Channel
 	c.mu.Lock()
 	delete(c.dialing, addr)
@@ -227,6 +248,7 @@ func (c *Client) Shutdown(ctx context.Context) error {
 	conns := c.conns
 	c.conns = map[string]*Channel{}
 	c.mu.Unlock()
+	c.dialCancel()
 	for _, ch := range conns {
 		_ = ch.Close()
 	}

@@ -41,15 +41,15 @@ func (c *Client) SetDialer(d Dialer) {
 	c.mu.Unlock()
 }
 
-// customDial runs the dialer set with SetDialer, if any.
-func (c *Client) customDial(addr string) (net.Conn, error) {
+// customDial runs the dialer set with SetDialer, if any, under ctx.
+func (c *Client) customDial(ctx context.Context, addr string) (net.Conn, error) {
 	c.mu.Lock()
 	d := c.dialer
 	c.mu.Unlock()
 	if d == nil {
 		return nil, nil
 	}
-	return d(context.Background(), addr)
+	return d(ctx, addr)
 }
 
 // LocalConn is an in-process channel to a Server without request frames:

@@ -192,6 +192,7 @@ func (s *Service) ChangeToSlave(masterHAAddr string, epochNum int32, brokerID in
 		return err
 	}
 	wasMaster := s.ctl.master.Swap(false)
+	s.wokenTo.Store(-1) // the tail may be truncated and regrow to the same end
 	s.ctl.localID.Store(brokerID)
 	if wasMaster || prev != store.Slave {
 		s.closeConnections()

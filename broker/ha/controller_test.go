@@ -319,6 +319,13 @@ func TestHAControllerSwitchUnderLoad(t *testing.T) {
 	if got := b.st.MaxPhyOffset(); got != start2 {
 		t.Fatalf("B appended after ChangeToMaster returned: %d -> %d", start2, got)
 	}
+	// A must get ahead of B's epoch start, so that it has a tail to drop.
+	wait.Eventually(t, 10*time.Second, func() error {
+		if m := a.st.MaxPhyOffset(); m <= start2 {
+			return fmt.Errorf("A at %d, not past B's epoch 2 start %d", m, start2)
+		}
+		return nil
+	})
 	close(stop)
 	written := <-done
 	if written == 0 || a.st.MaxPhyOffset() <= start2 {

@@ -36,6 +36,7 @@ type GroupTransferService struct {
 	waiters []replicaWait // in arrival order (offsets and deadlines nearly sorted)
 	spare   []replicaWait // the other backing array for the next sweep
 	expiry  time.Time     // deadline run's timer is armed for; zero = none
+	closed  bool          // set by close: run is gone, so wait answers false at once
 
 	batch []completion // owned by run: the waits one sweep answers
 
@@ -48,7 +49,7 @@ func newGroupTransferService(ack func() int64) *GroupTransferService {
 }
 
 // wait registers a wait for offset; done(true) at once if it is already
-// acknowledged.
+// acknowledged, done(false) at once if the service is closed.
 func (g *GroupTransferService) wait(offset int64, timeout time.Duration, done func(bool)) {
 	if g.ack() >= offset {
 		done(true)
@@ -56,6 +57,11 @@ func (g *GroupTransferService) wait(offset int64, timeout time.Duration, done fu
 	}
 	deadline := time.Now().Add(timeout)
 	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		done(false)
+		return
+	}
 	g.waiters = append(g.waiters, replicaWait{offset: offset, deadline: deadline, done: done})
 	rearm := g.expiry.IsZero() || deadline.Before(g.expiry)
 	if rearm {
@@ -119,9 +125,24 @@ func (g *GroupTransferService) answer() {
 	g.batch = g.batch[:0]
 }
 
-// failAll fails every pending wait (shutdown, role change).
+// failAll fails every pending wait (role change; run keeps answering the
+// waits that come later).
 func (g *GroupTransferService) failAll() {
 	g.mu.Lock()
+	g.failAllLocked()
+}
+
+// close fails every pending wait and every later one (shutdown: run is
+// stopping, so a wait that raced past the caller's shutdown check would
+// otherwise never be answered).
+func (g *GroupTransferService) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.failAllLocked()
+}
+
+// failAllLocked empties the list, unlocks mu and fails what it took.
+func (g *GroupTransferService) failAllLocked() {
 	ws := g.waiters
 	g.waiters = nil
 	g.expiry = time.Time{}
@@ -140,7 +161,7 @@ func (g *GroupTransferService) pending() int {
 
 // run returns the service's loop: it answers acknowledged waits when
 // signalled, fails expired ones at the earliest deadline, and stops when
-// stop closes (answering what is acknowledged by then; failAll fails the
+// stop closes (answering what is acknowledged by then; close fails the
 // rest).
 func (g *GroupTransferService) run(stop <-chan struct{}) func() {
 	return func() {

@@ -158,3 +158,25 @@ func TestHASyncMasterAcksReadWhileAnswering(t *testing.T) {
 	default:
 	}
 }
+
+// TestHAWaitReplicatedAfterShutdownAnswered: a SYNC_MASTER wait that passed
+// WaitReplicated's shutdown check but reached the group services only
+// after Shutdown had failed their lists is still answered, with false
+// (before, nothing was left to answer it and the send hung).
+func TestHAWaitReplicatedAfterShutdownAnswered(t *testing.T) {
+	m := startNode(t, "", store.SyncMaster)
+	m.stop()
+	for name, g := range map[string]*GroupTransferService{"group": m.ha.group, "allAck": m.ha.ctl.allAck} {
+		got := make(chan bool, 1)
+		// The step WaitReplicated takes after its shutdown check.
+		g.wait(1<<40, time.Hour, func(ok bool) { got <- ok })
+		select {
+		case ok := <-got:
+			if ok {
+				t.Fatalf("%s: wait after shutdown succeeded", name)
+			}
+		case <-time.After(wait.Scale(2 * time.Second)):
+			t.Fatalf("%s: wait after shutdown never answered (%d pending)", name, g.pending())
+		}
+	}
+}

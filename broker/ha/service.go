@@ -29,6 +29,7 @@ type Service struct {
 
 	ln         net.Listener
 	push2Slave atomic.Int64 // highest offset a slave acknowledged (never above the master's max)
+	wokenTo    atomic.Int64 // CommitLog end IsSlaveOK last woke the writers for; -1 after ChangeToSlave
 
 	connMu sync.RWMutex
 	conns  map[*connection]struct{}
@@ -134,13 +135,20 @@ func (s *Service) Shutdown(ctx context.Context) error {
 	s.connMu.Unlock()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
+	var err error
 	select {
 	case <-done:
 	case <-ctx.Done():
-		return fmt.Errorf("ha: goroutines still running: %w", ctx.Err())
+		err = fmt.Errorf("ha: goroutines still running: %w", ctx.Err())
 	}
-	s.group.failAll()
-	s.ctl.allAck.failAll()
+	// After the run loops' last sweep (which answers what is acknowledged),
+	// fail the rest and any wait that passed WaitReplicated's shutdown
+	// check just before the flag was set.
+	s.group.close()
+	s.ctl.allAck.close()
+	if err != nil {
+		return err
+	}
 	s.lg.Info("ha service stopped")
 	return nil
 }
@@ -237,9 +245,19 @@ func (s *Service) SlaveAckOffsets() map[string]int64 {
 }
 
 // NotifyAppend wakes every connection's writer: the CommitLog grew. The
-// broker calls it for each dispatched message; IsSlaveOK calls it on a
-// SYNC_MASTER right after the append. Writers also poll every 100 ms.
+// broker calls it for each dispatched message. A SYNC_MASTER put already
+// woke them in IsSlaveOK, right after its append; when the CommitLog has
+// not grown since, the dispatch of that put wakes nobody. Writers also
+// poll every 100 ms.
 func (s *Service) NotifyAppend() {
+	if w := s.wokenTo.Load(); w > 0 && s.st.MaxPhyOffset() == w { // w is 0 on an ASYNC_MASTER: no lookup
+		return
+	}
+	s.wakeWriters()
+}
+
+// wakeWriters wakes every connection's writer.
+func (s *Service) wakeWriters() {
 	s.connMu.RLock()
 	for c := range s.conns {
 		c.wakeup()
@@ -267,7 +285,11 @@ func (s *Service) notifyTransferSome(offset int64) {
 // IsSlaveOK is Java isSlaveOK: at least one slave connected and not more
 // than haSlaveFallbehindMax behind masterPutWhere.
 func (s *Service) IsSlaveOK(masterPutWhere int64) bool {
-	s.NotifyAppend()
+	// Record the end before waking: a dispatch that sees it equal to the
+	// CommitLog's max may skip its wake, as this one follows. Concurrent
+	// puts may store out of order; a smaller value only costs a wake.
+	s.wokenTo.Store(masterPutWhere)
+	s.wakeWriters()
 	if s.allAckMode() {
 		return true // 5.x checks the set size before the append instead
 	}

@@ -197,10 +197,12 @@ func expectClosed(t *testing.T, c net.Conn, tr *TransferReader) {
 func TestHAMasterHousekeeping(t *testing.T) {
 	master := startNode(t, "", store.AsyncMaster, shortTimeouts)
 	c := rawSlave(t, master.haAddr())
+	// Taken before the write: the master reads the report, and arms its
+	// deadline from then, no earlier than this.
+	start := time.Now()
 	if _, err := c.Write(AppendReport(nil, 0)); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
 	expectClosed(t, c, NewTransferReader(c, 0))
 	if d := time.Since(start); d < 300*time.Millisecond {
 		t.Fatalf("closed after %v, before haHousekeepingInterval", d)
@@ -322,5 +324,47 @@ func TestHASyncMasterSlaveFallenBehind(t *testing.T) {
 	}
 	if s := <-res; s != commitlog.PutOK {
 		t.Fatalf("put acknowledged by the caught-up slave: %v", s)
+	}
+}
+
+// TestHASyncMasterPutWakesWritersOnce: a SYNC_MASTER put wakes the
+// transfer writers once, in IsSlaveOK right after its append; the broker's
+// per-message NotifyAppend for that same put (its dispatch) wakes nobody,
+// while one for a put that did not pass IsSlaveOK (ASYNC, or WAIT=false)
+// still does.
+func TestHASyncMasterPutWakesWritersOnce(t *testing.T) {
+	m := startNode(t, "", store.AsyncMaster) // IsSlaveOK is called by hand, as the CommitLog would
+	c := &connection{s: m.ha, wake: make(chan struct{}, 1)}
+	m.ha.connMu.Lock()
+	m.ha.conns[c] = struct{}{}
+	m.ha.connMu.Unlock()
+	t.Cleanup(func() { // before the node's stop, which closes connections
+		m.ha.connMu.Lock()
+		delete(m.ha.conns, c)
+		m.ha.connMu.Unlock()
+	})
+	woken := func() bool {
+		select {
+		case <-c.wake:
+			return true
+		default:
+			return false
+		}
+	}
+
+	mustPutN(t, m.st, "TopicWake", 0, 1, 64)
+	m.ha.IsSlaveOK(m.st.MaxPhyOffset())
+	if !woken() {
+		t.Fatal("IsSlaveOK did not wake the writer")
+	}
+	m.ha.NotifyAppend() // the dispatch of the same put
+	if woken() {
+		t.Fatal("the dispatch of a put IsSlaveOK already announced woke the writer again")
+	}
+
+	mustPutN(t, m.st, "TopicWake", 1, 1, 64) // not announced by IsSlaveOK
+	m.ha.NotifyAppend()
+	if !woken() {
+		t.Fatal("the dispatch of an unannounced put did not wake the writer")
 	}
 }

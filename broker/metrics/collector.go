@@ -3,7 +3,6 @@ package metrics
 import (
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -242,9 +241,7 @@ func label(s string) string {
 
 func (c *Collector) collectStorage(ch chan<- prometheus.Metric) {
 	d, s := &c.descs, c.src.Store
-	var fs syscall.Statfs_t
-	if c.src.StoreRoot != "" && syscall.Statfs(c.src.StoreRoot, &fs) == nil && fs.Blocks > 0 {
-		used := (int64(fs.Blocks) - int64(fs.Bfree)) * fs.Frsize // File.getTotalSpace - getFreeSpace
+	if used, ok := diskUsed(c.src.StoreRoot); ok {
 		gauge(ch, d.storageSize, float64(used), storageLocal, storageDisk)
 	}
 	if cl := s.CommitLog(); cl != nil {

@@ -206,7 +206,8 @@ type MessageStoreConfig struct {
 	// see Unimplemented; 5.x ignores it
 	// when allAckInSyncStateSet is set).
 	InSyncReplicas int `prop:"inSyncReplicas,important"`
-	// TotalReplicas: Java default 1; accepted, not used.
+	// TotalReplicas: Java default 1; accepted, not used (warned when not
+	// 1, see Unimplemented).
 	TotalReplicas int `prop:"totalReplicas,important"`
 	// HAMaxTimeSlaveNotCatchup: Java default 1000 * 15. A SyncStateSet
 	// member that has not caught up with the master for this long is
@@ -357,6 +358,12 @@ func (c *MessageStoreConfig) Unimplemented() []string {
 	var out []string
 	if c.InSyncReplicas > 2 {
 		out = append(out, fmt.Sprintf("inSyncReplicas=%d is not implemented: a SYNC_MASTER waits for one slave", c.InSyncReplicas))
+	}
+	if c.TotalReplicas != 1 {
+		// 5.x's standalone start-up does not check it either; only the
+		// broker container rejects totalReplicas below (min)inSyncReplicas.
+		out = append(out, fmt.Sprintf("totalReplicas=%d is not implemented: 5.x reads it only for "+
+			"enableSlaveActingMaster and lockInStrictMode, which are not implemented either", c.TotalReplicas))
 	}
 	if c.IsTransientStorePoolEnable() {
 		// Measured not worth it here (docs/benchmarks.md, session 3).

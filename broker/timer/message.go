@@ -60,7 +60,7 @@ func IsTimer(props string) bool {
 // the timer properties are dropped. A due time in the past stores the
 // message as it is, as 5.x does.
 func Rewrite(m *message.MessageExt, now time.Time, c Config) Result {
-	if m.Topic == Topic || message.PropertyValue(m.PropertiesString, PropertyOutMs) != "" {
+	if m.Topic == Topic {
 		return NotTimer
 	}
 	// Atoi("") allocates its error: most messages have no delay level.
@@ -74,7 +74,10 @@ func Rewrite(m *message.MessageExt, now time.Time, c Config) Result {
 		}
 		return NotTimer
 	}
-	if !IsTimer(m.PropertiesString) {
+	// A message the timer already delivered (a send-back, a re-send) keeps
+	// TIMER_OUT_MS; it is not rolled again. 5.x checks this only after the
+	// delay level has dropped the timer properties.
+	if message.PropertyValue(m.PropertiesString, PropertyOutMs) != "" || !IsTimer(m.PropertiesString) {
 		return NotTimer
 	}
 	if !c.Enabled {

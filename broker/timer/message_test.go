@@ -37,6 +37,8 @@ func TestTimerRewrite(t *testing.T) {
 		{"not enabled", map[string]string{PropertyDelaySec: "3"}, off, NotEnabled, 0},
 		{"delay level wins", map[string]string{PropertyDelaySec: "3", message.PropertyDelayTimeLevel: "2"}, testCfg, NotTimer, 0},
 		{"already rolled", map[string]string{PropertyDelaySec: "3", PropertyOutMs: "5"}, testCfg, NotTimer, 0},
+		{"delay level wins over a delivered timer message", map[string]string{PropertyDelaySec: "3", PropertyOutMs: "5",
+			message.PropertyDelayTimeLevel: "2"}, testCfg, NotTimer, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -57,7 +59,7 @@ func TestTimerRewrite(t *testing.T) {
 					t.Errorf("moved to %s/%d", m.Topic, m.QueueID)
 				}
 			}
-			if c.name == "delay level wins" && (IsTimer(m.PropertiesString) || p[message.PropertyDelayTimeLevel] != "2") {
+			if p[message.PropertyDelayTimeLevel] != "" && (IsTimer(m.PropertiesString) || p[message.PropertyDelayTimeLevel] != "2") {
 				t.Errorf("delay-level message keeps timer properties: %v", p)
 			}
 		})

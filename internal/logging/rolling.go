@@ -31,7 +31,7 @@ type rollingFile struct {
 
 	// mu serialises writers on the file, as zapcore.Lock does for stderr:
 	// it is held across the write of one line and a rotation's rename, never
-	// across compression.
+	// across compression or an fsync.
 	mu      sync.Mutex
 	f       *os.File
 	size    int64
@@ -41,10 +41,13 @@ type rollingFile struct {
 	err     error         // first compression error, returned by Close
 	wake    chan struct{} // buffered(1): pending has work
 	done    chan struct{} // closed when the compressor has exited; nil until it starts
+
+	syncFile func(*os.File) error // fsync; tests slow it down
 }
 
 func newRollingFile(dir, archive, base string, maxSize int64, maxIndex int) *rollingFile {
-	return &rollingFile{dir: dir, archive: archive, base: base, maxSize: maxSize, maxIndex: maxIndex, wake: make(chan struct{}, 1)}
+	return &rollingFile{dir: dir, archive: archive, base: base, maxSize: maxSize, maxIndex: maxIndex, wake: make(chan struct{}, 1),
+		syncFile: (*os.File).Sync}
 }
 
 func (r *rollingFile) path() string { return filepath.Join(r.dir, r.base+".log") }
@@ -71,14 +74,20 @@ func (r *rollingFile) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Sync implements zapcore.WriteSyncer.
+// Sync implements zapcore.WriteSyncer. The fsync runs outside mu, so
+// writers (every logger, gnet's event loops' included) do not wait for the
+// disk; a rotation or Close that closes the file meanwhile ends it quietly.
 func (r *rollingFile) Sync() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.f == nil {
+	f := r.f
+	r.mu.Unlock()
+	if f == nil {
 		return nil
 	}
-	return r.f.Sync()
+	if err := r.syncFile(f); err != nil && !errors.Is(err, os.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
 func (r *rollingFile) open() error {

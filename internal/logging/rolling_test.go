@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rocketmq-go/rmq/internal/wait"
 )
 
 func TestLoggingRollingFileAppendsAcrossRestarts(t *testing.T) {
@@ -72,5 +75,47 @@ func TestLoggingBrokerLogDir(t *testing.T) {
 		if got := BrokerLogDir(tc.isolate, tc.dleger, "broker-a", 1, "n0"); got != tc.want {
 			t.Errorf("BrokerLogDir(isolate=%v, dleger=%v) = %q, want %q", tc.isolate, tc.dleger, got, tc.want)
 		}
+	}
+}
+
+// TestLoggingRollingFileSyncDoesNotBlockWrites: a log line is written while
+// an fsync of the file is in progress (zap syncs at shutdown and after
+// DPanic entries; every logger, gnet's event loops' included, writes
+// through this file).
+func TestLoggingRollingFileSyncDoesNotBlockWrites(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := newRollingFile(dir, filepath.Join(dir, "otherdays"), "broker", 1<<20, 3)
+	t.Cleanup(func() { _ = r.Close() })
+	line := []byte("line\n")
+	if _, err := r.Write(line); err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	r.syncFile = func(f *os.File) error {
+		close(entered)
+		<-release
+		return f.Sync()
+	}
+	synced := make(chan error, 1)
+	go func() { synced <- r.Sync() }()
+	<-entered
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := r.Write(line)
+		wrote <- err
+	}()
+	select {
+	case err := <-wrote:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(wait.Scale(2 * time.Second)):
+		close(release)
+		t.Fatal("a write waited for the fsync")
+	}
+	close(release)
+	if err := <-synced; err != nil {
+		t.Fatalf("Sync: %v", err)
 	}
 }

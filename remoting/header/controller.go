@@ -31,12 +31,17 @@ type AlterSyncStateSetResponseHeader struct {
 // admin triggers it with DesignateElect=true to force that id; the
 // controller triggers it itself with BrokerID -1 (or absent) when a master
 // goes inactive.
+//
+// clusterName, brokerName, brokerId and designateElect are @CFNotNull in
+// 5.x: a request without one of them is refused, and clusterName is written
+// even when empty, as Java writes its "" default.
 type ElectMasterRequestHeader struct {
-	ClusterName string `ext:"clusterName"`
+	ClusterName string `ext:"clusterName,required"`
 	BrokerName  string `ext:"brokerName,required"`
-	// BrokerID is Java's Long brokerId (default -1L); nil reads as -1.
-	BrokerID       *int64 `ext:"brokerId"`
-	DesignateElect bool   `ext:"designateElect"`
+	// BrokerID is Java's Long brokerId (default -1L); nil (only in a
+	// request the controller builds itself) reads as -1.
+	BrokerID       *int64 `ext:"brokerId,required"`
+	DesignateElect bool   `ext:"designateElect,required"`
 	InvokeTime     *int64 `ext:"invokeTime"`
 }
 

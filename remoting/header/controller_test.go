@@ -110,3 +110,27 @@ func init() {
 		&ApplyBrokerIdRequestHeader{}, &ApplyBrokerIdResponseHeader{},
 	)
 }
+
+// TestHeaderElectMasterRequiredFields: clusterName, brokerId and
+// designateElect are @CFNotNull in 5.x too, so a request without one is
+// refused as Java refuses it, and an empty clusterName is still written
+// (a 5.x controller refuses a request without the key).
+func TestHeaderElectMasterRequiredFields(t *testing.T) {
+	full := map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "-1", "designateElect": "false"}
+	for _, key := range []string{"clusterName", "brokerId", "designateElect"} {
+		ext := maps.Clone(full)
+		delete(ext, key)
+		var h ElectMasterRequestHeader
+		if err := h.FromExtFields(ext); err == nil || err.Error() != "the custom field <"+key+"> is null" {
+			t.Errorf("without %s: err = %v", key, err)
+		}
+	}
+	var h ElectMasterRequestHeader
+	if err := h.FromExtFields(full); err != nil {
+		t.Fatal(err)
+	}
+	ext := (&ElectMasterRequestHeader{BrokerName: "b", BrokerID: Int64(-1)}).ToExtFields()
+	if v, ok := ext["clusterName"]; !ok || v != "" {
+		t.Errorf("empty clusterName not written: %v", ext)
+	}
+}
