@@ -482,7 +482,7 @@ func diskSpace(dir string) (total, free int64, ok bool) {
 	if err := syscall.Statfs(dir, &st); err != nil {
 		return 0, 0, false
 	}
-	return int64(st.Blocks) * st.Bsize, int64(st.Bavail) * st.Bsize, true
+	return int64(st.Blocks) * int64(st.Bsize), int64(st.Bavail) * int64(st.Bsize), true // Bsize is int32 on 32-bit x86
 }
 
 // poolRuntimeInfo adds the request queues' sizes, capacities and head
