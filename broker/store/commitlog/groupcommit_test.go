@@ -256,3 +256,64 @@ func TestCommitLogGroupCommitFlushesWhileCompleting(t *testing.T) {
 		t.Fatalf("completion order %v", order)
 	}
 }
+
+// TestCommitLogGroupCommitSyncsWhileAnswersQueueUp: the flush goroutine
+// never waits for the answering of earlier batches. While the completion
+// of put A is stuck, puts B and then C (each made after the previous one
+// was flushed) are both made durable: two batches queue up behind A's
+// answers instead of the second one waiting for a whole sync more. All
+// three are answered PUT_OK in order once A's completion returns.
+func TestCommitLogGroupCommitSyncsWhileAnswersQueueUp(t *testing.T) {
+	cfg := testConfig(t.TempDir(), 1<<20)
+	cfg.SyncFlush = true
+	c := openLog(t, cfg, nil)
+	entered, release := make(chan struct{}), make(chan struct{})
+	var order []string
+	var mu sync.Mutex
+	note := func(s string) { mu.Lock(); order = append(order, s); mu.Unlock() }
+	c.PutMessageAsync(newMsg("A", 0, "first", ""), func(PutMessageResult) {
+		close(entered)
+		<-release
+		note("A")
+	})
+	select {
+	case <-entered:
+	case <-time.After(wait.Scale(5 * time.Second)):
+		t.Fatal("put A not completed")
+	}
+	got := make(chan PutMessageResult, 2)
+	// waitFlushed polls by hand: A's completion must be released before
+	// failing, or the cleanup's Shutdown would wait for it.
+	waitFlushed := func(end int64) bool {
+		deadline := time.Now().Add(wait.Scale(5 * time.Second))
+		for c.FlushedWhere() < end && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		return c.FlushedWhere() >= end
+	}
+	var ends []int64
+	for _, name := range []string{"B", "C"} {
+		c.PutMessageAsync(newMsg(name, 0, "next", ""), func(r PutMessageResult) { note(name); got <- r })
+		ends = append(ends, c.q.MaxWrotePosition())
+		if !waitFlushed(ends[len(ends)-1]) {
+			close(release)
+			t.Fatalf("put %s (ends at %d) not flushed while put A's answer is stuck (flushed %d)", name, ends[len(ends)-1], c.FlushedWhere())
+		}
+	}
+	close(release)
+	for range 2 {
+		select {
+		case r := <-got:
+			if r.Status != PutOK {
+				t.Fatalf("status %v", r.Status)
+			}
+		case <-time.After(wait.Scale(5 * time.Second)):
+			t.Fatal("puts B and C not answered")
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(order, ",") != "A,B,C" {
+		t.Fatalf("completion order %v", order)
+	}
+}
