@@ -20,10 +20,8 @@ import (
 // completer goroutine (Java answers on putMessageFutureExecutor, not on the
 // flush thread) and starts the next sync at once, so answering one batch
 // (encoding and writing the send responses) overlaps the next fsync instead
-// of delaying it. The hand-off never blocks: flushed batches queue up (in
-// order, in done) while the completer is busy, so a slow round of answers
-// never costs the writers behind it a sync; completions keep the order of
-// the batches. The queue holds at most the requests in flight.
+// of delaying it. The hand-off is unbuffered: one batch completes while the
+// next flushes, and completions keep the order of the batches.
 //
 // Requests are plain values in a slice (no goroutine, timer or allocation
 // per request). A request not covered within SyncFlushTimeout completes
@@ -38,17 +36,15 @@ type groupCommit struct {
 	mu       sync.Mutex
 	queue    []flushReq   // submitted, not yet taken; deadlines non-decreasing
 	inflight []flushReq   // taken by the running flush; nil while none runs
-	spares   [][]flushReq // recycled backing arrays of batches completed (up to 4)
+	spares   [][]flushReq // recycled backing arrays: one per batch in flight or completing
 	watchdog *time.Timer  // fires at the oldest pending deadline
 	armed    bool         // watchdog is set
 	stopped  bool         // shutdown's final flush ran; complete new requests at once
 
-	done       []flushedBatch // flushed, not yet completed, oldest first; for the completer
-	doneWake   chan struct{}  // buffered(1): done has batches
-	handOff    bool           // the completer runs and takes done (start until completeAll); under mu
-	quit       chan struct{}  // closed by completeAll: the completer drains done and returns
-	completing bool           // the completer was started; under mu
-	quitDone   chan struct{}  // closed when the completer has returned
+	flushed    chan flushedBatch // flush goroutine -> completer; unbuffered
+	quit       chan struct{}     // closed by completeAll: the completer drains and returns
+	completing bool              // the completer runs (start); under mu
+	quitDone   chan struct{}     // closed when the completer has returned
 }
 
 // flushedBatch is a batch taken by one flush and the durable end after it.
@@ -69,7 +65,7 @@ type flushReq struct {
 func newGroupCommit(c *CommitLog) *groupCommit {
 	g := &groupCommit{
 		c: c, base: time.Now(),
-		doneWake: make(chan struct{}, 1), quit: make(chan struct{}), quitDone: make(chan struct{}),
+		flushed: make(chan flushedBatch), quit: make(chan struct{}), quitDone: make(chan struct{}),
 	}
 	g.svc = service.New("groupCommitService", 10*time.Millisecond, g.run)
 	g.watchdog = time.AfterFunc(time.Hour, g.expire)
@@ -129,18 +125,11 @@ func (g *groupCommit) run(context.Context) {
 
 	g.mu.Lock() // take the batch back: the watchdog no longer sees it
 	g.inflight = nil
-	handOff := g.handOff
-	if handOff {
-		g.done = append(g.done, b)
-	}
 	g.mu.Unlock()
-	if !handOff { // shut down (or not started): no completer takes it
-		g.complete(b)
-		return
-	}
 	select {
-	case g.doneWake <- struct{}{}:
-	default:
+	case g.flushed <- b:
+	case <-g.quit: // shut down: no completer takes it
+		g.complete(b)
 	}
 }
 
@@ -151,46 +140,22 @@ func (g *groupCommit) start() {
 	if g.completing || g.stopped {
 		return
 	}
-	g.completing, g.handOff = true, true
+	g.completing = true
 	go g.completer()
 }
 
-// completer completes flushed batches in order until quit, then the ones
-// still queued. No batch is left behind: completeAll stops the hand-off
-// (under mu) before it closes quit, so every batch queued was queued
-// before the completer's last look, and later flushes complete their
-// batches themselves.
+// completer completes flushed batches in order until quit. The hand-off
+// is unbuffered, so no batch is left behind: a flush that finds no
+// completer after quit completes its batch itself.
 func (g *groupCommit) completer() {
 	defer close(g.quitDone)
-	var spare []flushedBatch
 	for {
-		spare = g.completeQueued(spare)
 		select {
-		case <-g.doneWake:
+		case b := <-g.flushed:
+			g.complete(b)
 		case <-g.quit:
-			g.completeQueued(spare)
 			return
 		}
-	}
-}
-
-// completeQueued completes every queued batch, oldest first, swapping
-// the queue with spare (an emptied earlier queue) so that neither
-// allocates once grown; it returns the emptied queue for the next call.
-func (g *groupCommit) completeQueued(spare []flushedBatch) []flushedBatch {
-	for {
-		g.mu.Lock()
-		bs := g.done
-		g.done = spare[:0]
-		g.mu.Unlock()
-		if len(bs) == 0 {
-			return bs
-		}
-		for i := range bs {
-			g.complete(bs[i])
-			bs[i] = flushedBatch{}
-		}
-		spare = bs
 	}
 }
 
@@ -211,7 +176,7 @@ func (g *groupCommit) complete(b flushedBatch) {
 		}
 	}
 	g.mu.Lock()
-	if len(g.spares) < 4 { // one per batch queued, flushing or completing
+	if len(g.spares) < 2 {
 		g.spares = append(g.spares, reqs[:0])
 	}
 	g.mu.Unlock()
@@ -272,11 +237,10 @@ func (g *groupCommit) expire() {
 func (g *groupCommit) completeAll() {
 	g.mu.Lock()
 	g.stopped = true
-	g.handOff = false // flushes from now on complete their own batches
 	completing := g.completing
 	g.mu.Unlock()
-	// The completer finishes the batches queued, then the last flush
-	// completes the rest itself, after them.
+	// The completer finishes the batch it has, then the last flush
+	// completes the rest itself, after it.
 	close(g.quit)
 	if completing {
 		<-g.quitDone
