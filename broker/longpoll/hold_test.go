@@ -3,6 +3,7 @@ package longpoll
 import (
 	"context"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -298,4 +299,24 @@ func TestLongPollHeldCountFollowsTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("after stop", 0)
+}
+
+// BenchmarkLongPollArrivingNoneHeld is the dispatcher's per-message call
+// while no pull is held (a producer-only broker), with pulls held on other
+// queues as the second case.
+func BenchmarkLongPollArrivingNoneHeld(b *testing.B) {
+	for _, other := range []int{0, 100} {
+		b.Run("otherQueues="+strconv.Itoa(other), func(b *testing.B) {
+			s := New(Options{Interval: time.Hour})
+			var w atomic.Int32
+			for i := range other {
+				s.Suspend(&Request{Topic: "Other", QueueID: int32(i), Offset: 1 << 40, TimeoutMillis: 1 << 40,
+					Wakeup: func() { w.Add(1) }})
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Arriving("BenchTopic", 3, 100, 0, 0, nil, nil)
+			}
+		})
+	}
 }
