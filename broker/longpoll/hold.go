@@ -66,6 +66,11 @@ type Service struct {
 	// message's properties; written under mu, read without it by
 	// WantsArrivingProperties.
 	propHeld atomic.Int64
+	// held counts the requests in table; written under mu, read without
+	// it by Arriving, which skips the lock while nothing is held. A
+	// Suspend that returned before an Arriving began is counted by then,
+	// so that arrival still takes the lock and wakes it.
+	held atomic.Int64
 }
 
 // New returns a stopped service.
@@ -105,6 +110,7 @@ func (s *Service) Stop(ctx context.Context) error {
 		delete(s.table, k)
 	}
 	s.propHeld.Store(0)
+	s.held.Store(0)
 	s.mu.Unlock()
 	if n > 0 {
 		s.lg.Info("dropped held pull requests at shutdown", zap.Int("count", n))
@@ -117,6 +123,7 @@ func (s *Service) Suspend(r *Request) {
 	k := queueKey{r.Topic, r.QueueID}
 	s.mu.Lock()
 	s.table[k] = append(s.table[k], r)
+	s.held.Add(1)
 	s.propHeld.Add(countPropFilters(r))
 	s.mu.Unlock()
 }
@@ -178,6 +185,9 @@ type arrival struct {
 // topic/queueID and the queue's max offset is now maxOffset.
 func (s *Service) Arriving(topic string, queueID int32, maxOffset, tagsCode, msgStoreTime int64,
 	filterBitMap []byte, properties map[string]string) {
+	if s.held.Load() == 0 {
+		return // nothing held: no lock, no map lookup per dispatched message
+	}
 	a := &arrival{tagsCode: tagsCode, properties: properties}
 	if filterBitMap != nil {
 		a.cqExt = &store.CqExtUnit{TagsCode: tagsCode, MsgStoreTime: msgStoreTime, FilterBitMap: filterBitMap}
@@ -192,6 +202,7 @@ func (s *Service) notify(k queueKey, maxOffset int64, a *arrival) {
 	s.mu.Lock()
 	held := s.table[k]
 	delete(s.table, k)
+	s.held.Add(-int64(len(held)))
 	s.propHeld.Add(-countPropFilters(held...))
 	s.mu.Unlock()
 	if len(held) == 0 {
@@ -212,6 +223,7 @@ func (s *Service) notify(k queueKey, maxOffset int64, a *arrival) {
 		s.mu.Lock()
 		// Requests suspended meanwhile go after the kept ones.
 		s.table[k] = append(keep, s.table[k]...)
+		s.held.Add(int64(len(keep)))
 		s.propHeld.Add(countPropFilters(keep...))
 		s.mu.Unlock()
 	}

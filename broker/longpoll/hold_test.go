@@ -2,6 +2,8 @@ package longpoll
 
 import (
 	"context"
+	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -208,4 +210,113 @@ func TestLongPollWantsPropertiesOnlyWhileAFilterReadsThem(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("stopped", false)
+}
+
+// A pull suspended before a message's Arriving begins is woken by it, even
+// though Arriving skips its lock while nothing is held: race the two many
+// times and check every round where Suspend had returned first.
+func TestLongPollSuspendRacingArrivalIsWoken(t *testing.T) {
+	t.Parallel()
+	s, _, _ := newTestService(t)
+	rounds, ordered := 3000, 0
+	for i := range rounds {
+		var w atomic.Int32
+		var registered atomic.Bool
+		r := &Request{Topic: "T", QueueID: 1, Offset: int64(i), SuspendTimestamp: s.now(), TimeoutMillis: 1 << 40,
+			Wakeup: func() { w.Add(1) }}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			<-start
+			s.Suspend(r)
+			registered.Store(true)
+		}()
+		sawRegistered := false
+		go func() {
+			defer wg.Done()
+			<-start
+			for range i % 7 {
+				runtime.Gosched()
+			}
+			sawRegistered = registered.Load()
+			s.Arriving("T", 1, int64(i)+1, 0, 0, nil, nil)
+		}()
+		close(start)
+		wg.Wait()
+		if sawRegistered {
+			ordered++
+			if w.Load() != 1 {
+				t.Fatalf("round %d: pull suspended before the arrival was not woken (held %d)", i, s.Len())
+			}
+		}
+		if w.Load() == 0 { // the arrival came first: the next one wakes it
+			s.Arriving("T", 1, int64(i)+1, 0, 0, nil, nil)
+		}
+		if w.Load() != 1 || s.Len() != 0 || s.held.Load() != 0 {
+			t.Fatalf("round %d: woken %d, held %d (count %d), want 1, 0, 0", i, w.Load(), s.Len(), s.held.Load())
+		}
+	}
+	if ordered == 0 {
+		t.Fatalf("no round had Suspend return before Arriving began; the race was not exercised")
+	}
+	t.Logf("%d of %d rounds had Suspend first", ordered, rounds)
+}
+
+// The count Arriving reads follows the table through every path that adds
+// or removes requests, so a kept request is still found by a later arrival.
+func TestLongPollHeldCountFollowsTable(t *testing.T) {
+	t.Parallel()
+	s, q, c := newTestService(t)
+	check := func(step string, want int) {
+		t.Helper()
+		if n := s.Len(); n != want || s.held.Load() != int64(want) {
+			t.Fatalf("%s: held %d (count %d), want %d", step, n, s.held.Load(), want)
+		}
+	}
+	var w atomic.Int32
+	held(s, "A", 5, 100000, nil, &w)
+	held(s, "A", 0, 100000, nil, &w)
+	held(s, "B", 0, 100, nil, &w)
+	check("suspended", 3)
+	s.Arriving("A", 1, 1, 0, 0, nil, nil) // wakes offset 0, keeps offset 5
+	check("after arrival", 2)
+	c.ms.Add(1000)
+	s.Check() // B timed out
+	check("after check", 1)
+	if w.Load() != 2 {
+		t.Fatalf("woken %d, want 2", w.Load())
+	}
+	q.set("A", 6)
+	s.Arriving("A", 1, 6, 0, 0, nil, nil) // the kept one is found again
+	check("after second arrival", 0)
+	if w.Load() != 3 {
+		t.Fatalf("woken %d, want 3", w.Load())
+	}
+	held(s, "A", 0, 100000, nil, &w)
+	if err := s.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check("after stop", 0)
+}
+
+// BenchmarkLongPollArrivingNoneHeld is the dispatcher's per-message call
+// while no pull is held (a producer-only broker), with pulls held on other
+// queues as the second case.
+func BenchmarkLongPollArrivingNoneHeld(b *testing.B) {
+	for _, other := range []int{0, 100} {
+		b.Run("otherQueues="+strconv.Itoa(other), func(b *testing.B) {
+			s := New(Options{Interval: time.Hour})
+			var w atomic.Int32
+			for i := range other {
+				s.Suspend(&Request{Topic: "Other", QueueID: int32(i), Offset: 1 << 40, TimeoutMillis: 1 << 40,
+					Wakeup: func() { w.Add(1) }})
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				s.Arriving("BenchTopic", 3, 100, 0, 0, nil, nil)
+			}
+		})
+	}
 }

@@ -58,7 +58,11 @@ type Hold struct {
 	byRetry map[string]waiterSet // retry topic → its group's pops of the original topic; guarded by mu
 	counts  map[string]int       // topic@group@queueId → held pops; guarded by mu
 	n       int64                // guarded by mu
-	stopped bool                 // guarded by mu
+	// held mirrors n, written under mu and read without it by Arriving,
+	// which returns at once while no pop is held. A Poll that returned
+	// before an Arriving began is counted by then.
+	held    atomic.Int64
+	stopped bool // guarded by mu
 }
 
 // NewHold returns a hold with the given limits.
@@ -73,6 +77,7 @@ func (h *Hold) reset() {
 	h.byRetry = make(map[string]waiterSet)
 	h.counts = make(map[string]int)
 	h.n = 0
+	h.held.Store(0)
 }
 
 func countKey(topic, group string, queueID int32) string {
@@ -132,6 +137,7 @@ func (h *Hold) Poll(w *Waiter, now int64) PollResult {
 	}
 	h.counts[ck]++
 	h.n++
+	h.held.Add(1)
 	w.timer = time.AfterFunc(time.Duration(w.Expire-now)*time.Millisecond, func() { h.wake(w) })
 	return PollingSuc
 }
@@ -163,6 +169,7 @@ func (h *Hold) remove(w *Waiter) {
 		delete(h.counts, ck)
 	}
 	h.n--
+	h.held.Add(-1)
 }
 
 // Arriving wakes the pops a new message in topic/queueID may serve: pops of
@@ -170,6 +177,9 @@ func (h *Hold) remove(w *Waiter) {
 // %RETRY%<group>_<topic>, that group's pops of the original topic.
 // It returns how many were woken.
 func (h *Hold) Arriving(topic string, queueID int32) int {
+	if h.held.Load() == 0 {
+		return 0 // nothing held: no lock, no lookup per dispatched message
+	}
 	if strings.HasPrefix(topic, RetryGroupTopicPrefix) {
 		return h.wakeMatching(h.byRetry, topic, func(*Waiter) bool { return true })
 	}

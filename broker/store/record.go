@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/rocketmq-go/rmq/broker/store/commitlog"
+	"github.com/rocketmq-go/rmq/broker/store/consumequeue"
 	"github.com/rocketmq-go/rmq/internal/message"
 )
 
@@ -267,14 +268,22 @@ func (s *DefaultMessageStore) deliverTimestamp(level int, storeTS int64) int64 {
 // topicName returns the topic as a string, shared with the queue table
 // when the topic has queues (no copy per record).
 func (s *DefaultMessageStore) topicName(b []byte, queueID int32) string {
+	name, _ := s.queueOf(b, queueID)
+	return name
+}
+
+// queueOf is topicName plus the record's consume queue when it exists
+// (nil otherwise: putMessagePositionInfo creates it), from one read-locked
+// lookup: the dispatcher needs both for every record.
+func (s *DefaultMessageStore) queueOf(b []byte, queueID int32) (string, *consumequeue.ConsumeQueue) {
 	s.cqMu.RLock()
 	defer s.cqMu.RUnlock()
 	m := s.cqTable[string(b)]
 	if cq := m[queueID]; cq != nil {
-		return cq.Topic()
+		return cq.Topic(), cq
 	}
 	for _, cq := range m {
-		return cq.Topic()
+		return cq.Topic(), nil
 	}
-	return string(b)
+	return string(b), nil
 }

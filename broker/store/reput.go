@@ -115,8 +115,9 @@ func (r *reputService) dispatchBuffer(buf *commitlog.Buffer) bool {
 		case recordValid:
 			// KEYS and UNIQ_KEY alias buf (held until doReput returns): the
 			// index only hashes them.
-			d := s.dispatchRequestNamed(&v, s.topicName(v.topic, v.queueID), s.listenerWantsProperties(), aliasString)
-			if err := s.dispatchOne(&d); err != nil {
+			topic, cq := s.queueOf(v.topic, v.queueID)
+			d := s.dispatchRequestNamed(&v, topic, s.listenerWantsProperties(), aliasString)
+			if err := s.dispatchOne(&d, cq); err != nil {
 				// Stay on this record: nothing after it is dispatched
 				// before it, so no acknowledged message is skipped.
 				r.failed(&d, err)
@@ -180,7 +181,7 @@ func (r *reputService) notify(d *commitlog.DispatchRequest) {
 // the logic-queue error, which, as in Java, refuses sends until a restart:
 // only a stall of the dispatcher itself is retried and cleared.
 func (s *DefaultMessageStore) doDispatch(d *commitlog.DispatchRequest) {
-	if err := s.dispatchOne(d); err != nil {
+	if err := s.dispatchOne(d, nil); err != nil {
 		s.lg.Error("[BUG]consume queue can not write", zap.String("topic", d.Topic), zap.Int32("queueId", d.QueueID),
 			zap.Int64("commitLogOffset", d.CommitLogOffset), zap.Error(err))
 		s.flags.makeLogicsQueueError()
@@ -190,11 +191,12 @@ func (s *DefaultMessageStore) doDispatch(d *commitlog.DispatchRequest) {
 // dispatchOne builds the consume-queue unit and then the index entries of
 // one record (Java doDispatch over the two dispatchers). It fails, with
 // nothing indexed, when the unit cannot be written; retrying is safe since
-// ConsumeQueue.Put ignores a unit it already holds.
-func (s *DefaultMessageStore) dispatchOne(d *commitlog.DispatchRequest) error {
+// ConsumeQueue.Put ignores a unit it already holds. cq is d's queue when
+// the caller already looked it up, nil otherwise.
+func (s *DefaultMessageStore) dispatchOne(d *commitlog.DispatchRequest, cq *consumequeue.ConsumeQueue) error {
 	switch message.TransactionType(d.SysFlag) {
 	case message.SysFlagTransactionNot, message.SysFlagTransCommit:
-		if err := s.putMessagePositionInfo(d); err != nil {
+		if err := s.putMessagePositionInfo(d, cq); err != nil {
 			return err
 		}
 	}
@@ -214,14 +216,16 @@ func (s *DefaultMessageStore) dispatchOne(d *commitlog.DispatchRequest) error {
 // here 30 times, 1 s apart, then gives up on the record; the dispatcher
 // retries instead (dispatch_stall.go), without skipping it. While the
 // store refuses consume-queue writes (not writeable, index error) the unit
-// is dropped as in Java.
-func (s *DefaultMessageStore) putMessagePositionInfo(d *commitlog.DispatchRequest) error {
+// is dropped as in Java. cq, when not nil, is d's queue.
+func (s *DefaultMessageStore) putMessagePositionInfo(d *commitlog.DispatchRequest, cq *consumequeue.ConsumeQueue) error {
 	if !s.flags.isCQWriteable() {
 		s.lg.Error("[BUG]consume queue can not write, store not writeable", zap.String("topic", d.Topic),
 			zap.Int32("queueId", d.QueueID), zap.Int32("flagBits", s.flags.bits.Load()))
 		return nil
 	}
-	cq := s.findConsumeQueue(d.Topic, d.QueueID)
+	if cq == nil {
+		cq = s.findConsumeQueue(d.Topic, d.QueueID)
+	}
 	ok, err := cq.Put(d.CommitLogOffset, d.MsgSize, d.TagsCode, d.ConsumeQueueOffset)
 	if !ok {
 		if err == nil {
