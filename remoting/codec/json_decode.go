@@ -183,7 +183,16 @@ func (p *jsonParser) unknown(kStart, kEnd int) error {
 	return nil
 }
 
+// ws skips whitespace; the common compact header has none, so the check
+// for a non-space byte stays small enough to inline.
 func (p *jsonParser) ws() {
+	if p.i < len(p.s) && p.s[p.i] > ' ' {
+		return
+	}
+	p.wsSlow()
+}
+
+func (p *jsonParser) wsSlow() {
 	start := p.i
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
@@ -208,13 +217,25 @@ func (p *jsonParser) eat(b byte) bool {
 
 // literal consumes null, true or false and returns it.
 func (p *jsonParser) literal() (string, bool) {
-	for _, lit := range [...]string{"null", "true", "false"} {
-		if len(p.s)-p.i >= len(lit) && p.s[p.i:p.i+len(lit)] == lit {
-			p.i += len(lit)
-			return lit, true
-		}
+	if p.i >= len(p.s) {
+		return "", false
 	}
-	return "", false
+	var lit string
+	switch p.s[p.i] {
+	case 'n':
+		lit = "null"
+	case 't':
+		lit = "true"
+	case 'f':
+		lit = "false"
+	default:
+		return "", false
+	}
+	if !strings.HasPrefix(p.s[p.i:], lit) {
+		return "", false
+	}
+	p.i += len(lit)
+	return lit, true
 }
 
 // int32 reads an integer field. Beyond a JSON integer it takes what
@@ -539,13 +560,15 @@ func (p *jsonParser) scanStr(inPlace bool) (string, error) {
 	}
 	start := p.i
 	p.strAt = start
-	for i := start; i < len(p.s); i++ {
-		c := strCls[p.s[i]]
-		if c == 0 {
-			continue
+	for i := start; ; i++ {
+		if i = plainRun(p.s, i); i >= len(p.s) {
+			break
 		}
+		c := strCls[p.s[i]]
 		if c&clsStop == 0 {
-			p.rawClass(i)
+			if c != 0 {
+				p.rawClass(i)
+			}
 			continue
 		}
 		if p.s[i] == '"' {
@@ -601,9 +624,15 @@ func rawStringLen(s string, start int) int {
 // it is the in-place window (its capacity reaches the end of the header),
 // and escape reads a whole escape before appending its shorter decoding.
 func (p *jsonParser) strSlow(buf []byte) (string, error) {
-	for p.i < len(p.s) {
-		b := p.s[p.i]
-		switch {
+	for {
+		// a run of plain bytes goes over in one copy (from s, the caller's
+		// bytes, into buf: the two never overlap)
+		j := plainRun(p.s, p.i)
+		buf = append(buf, p.s[p.i:j]...)
+		if p.i = j; j >= len(p.s) {
+			break
+		}
+		switch b := p.s[j]; {
 		case b == '"':
 			p.i++
 			// buf is never touched again, so the string may share it
@@ -614,9 +643,7 @@ func (p *jsonParser) strSlow(buf []byte) (string, error) {
 				return "", err
 			}
 		default:
-			if strCls[b] != 0 {
-				p.rawClass(p.i)
-			}
+			p.rawClass(j)
 			buf = append(buf, b)
 			p.i++
 		}
