@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/rocketmq-go/rmq/remoting/code"
+	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
 func BenchmarkHeaderSendV2Decode(b *testing.B) {
@@ -53,4 +54,31 @@ func BenchmarkHeaderDecodeSendMessageRequestHeaderV2(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchSendLazy is what the broker does per send: the typed header read
+// straight from a lazily decoded request (DecodeSendRequestInto).
+func benchSendLazy(b *testing.B, c int32, ext map[string]string) {
+	frame := sendFrame(b, c, codec.JSON, ext)
+	req, err := codec.DecodeLazy(frame)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	var h SendMessageRequestHeader
+	for b.Loop() {
+		if ok, err := DecodeSendRequestInto(&h, req); !ok || err != nil {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkHeaderSendV2Lazy reads a Java client's SEND_MESSAGE_V2 header.
+func BenchmarkHeaderSendV2Lazy(b *testing.B) { benchSendLazy(b, code.SendMessageV2, javaSendV2) }
+
+// BenchmarkHeaderSendV1Lazy reads the Go client's SEND_MESSAGE header.
+func BenchmarkHeaderSendV1Lazy(b *testing.B) {
+	benchSendLazy(b, code.SendMessage, (&SendMessageRequestHeader{ProducerGroup: "pg", Topic: "TopicTest",
+		DefaultTopic: "TBW102", DefaultTopicQueueNums: 4, QueueID: 3, BornTimestamp: 1795966620586,
+		Properties: "KEYS\x01K1\x02TAGS\x01TagA", ReconsumeTimes: new(int32), MaxReconsumeTimes: new(int32), Bname: "broker-a"}).ToExtFields())
 }
