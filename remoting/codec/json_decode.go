@@ -83,7 +83,7 @@ func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte, lazyOK bool) er
 		p.ws()
 		kStart := p.i
 		p.saved = [3]bool{p.javaOK, p.goOK, p.lay.exact}
-		k, err := p.strCopy()
+		id, err := p.topKey()
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte, lazyOK bool) er
 			return malformed(&p, "expected :")
 		}
 		p.ws()
-		if err := p.field(c, k, kStart, kEnd); err != nil {
+		if err := p.field(c, id, kStart, kEnd); err != nil {
 			return err
 		}
 		p.ws()
@@ -120,28 +120,61 @@ func (p *jsonParser) finish() error {
 	return nil
 }
 
-func (p *jsonParser) field(c *RemotingCommand, k string, kStart, kEnd int) error {
-	var id uint8
+// topKey reads a top-level key and returns which one it is, numKeys for a
+// key the codec does not know. A known key written plainly, as every
+// client writes it, is matched in place by its first byte and its text.
+func (p *jsonParser) topKey() (uint8, error) {
+	if rest := p.s[p.i:]; len(rest) > 1 && rest[0] == '"' {
+		if id := keyByFirst[rest[1]]; id < numKeys {
+			if q := keyPrefixes[id]; strings.HasPrefix(rest, q[:len(q)-1]) {
+				p.i += len(q) - 1
+				return id, nil
+			}
+		}
+	}
+	k, err := p.strCopy()
+	if err != nil {
+		return 0, err
+	}
+	for id, name := range keyNames {
+		if k == name {
+			return uint8(id), nil
+		}
+	}
+	return numKeys, nil
+}
+
+// keyByFirst names the top-level key starting with a byte (they all differ
+// there), numKeys for none.
+var keyByFirst = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = numKeys
+	}
+	for id, name := range keyNames {
+		t[name[0]] = uint8(id)
+	}
+	return t
+}()
+
+func (p *jsonParser) field(c *RemotingCommand, id uint8, kStart, kEnd int) error {
 	var err error
-	switch k {
-	case "code":
-		id, err = keyCode, p.int32(&c.Code)
-	case "flag":
-		id, err = keyFlag, p.int32(&c.Flag)
-	case "opaque":
-		id, err = keyOpaque, p.int32(&c.Opaque)
-	case "version":
-		id, err = keyVersion, p.int32(&c.Version)
-	case "language":
-		id, err = keyLanguage, p.language(c)
-	case "remark":
-		id = keyRemark
+	switch id {
+	case keyCode:
+		err = p.int32(&c.Code)
+	case keyFlag:
+		err = p.int32(&c.Flag)
+	case keyOpaque:
+		err = p.int32(&c.Opaque)
+	case keyVersion:
+		err = p.int32(&c.Version)
+	case keyLanguage:
+		err = p.language(c)
+	case keyRemark:
 		c.Remark, err = p.remark()
-	case "serializeTypeCurrentRPC":
-		id = keySerializeType
+	case keySerializeType:
 		p.lay.stName, err = p.optStr()
-	case "extFields":
-		id, err = keyExtFields, p.extFields(c)
+	case keyExtFields:
+		err = p.extFields(c)
 	default:
 		return p.unknown(kStart, kEnd)
 	}

@@ -202,3 +202,40 @@ func FuzzJSONAppendString(f *testing.F) {
 	}
 	f.Fuzz(checkAppendSame)
 }
+
+// TestCodecDecodeTopKeysNearKnownNames checks that only a whole known key
+// is taken as one: a longer or shorter key, another case or a missing
+// closing quote stays unknown (kept and re-encoded verbatim), while an
+// escaped spelling of a known key is that key.
+func TestCodecDecodeTopKeysNearKnownNames(t *testing.T) {
+	cases := []struct {
+		header string
+		code   int32
+		ok     bool
+	}{
+		{`{"code":7,"codex":8,"cod":9,"Code":10,"flag":0}`, 7, true},
+		{`{"codex":8,"code":7}`, 7, true},
+		{`{"c\u006fde":7}`, 7, true},
+		{`{"extFieldsX":{"a":"b"},"code":3}`, 3, true},
+		{`{"code`, 0, false},
+		{`{"code":`, 0, false},
+		{`{"serializeTypeCurrentRPC`, 0, false},
+	}
+	for _, tc := range cases {
+		c, err := Decode(jsonFrame(tc.header, ""))
+		if (err == nil) != tc.ok {
+			t.Fatalf("%s: error %v", tc.header, err)
+		}
+		if err != nil {
+			continue
+		}
+		if c.Code != tc.code || len(c.ExtFields) != 0 {
+			t.Fatalf("%s: code %d ext %v, want code %d and no ext", tc.header, c.Code, c.ExtFields, tc.code)
+		}
+		if c.layout.exact {
+			if out := mustEncode(t, c); string(out[8:]) != tc.header {
+				t.Fatalf("%s re-encoded as %s", tc.header, out[8:])
+			}
+		}
+	}
+}
