@@ -709,6 +709,11 @@ func (p *jsonParser) escape(buf []byte) ([]byte, error) {
 		p.i += 2
 		return append(buf, r), nil
 	}
+	if p.i+6 <= len(p.s) && p.s[p.i+2] == '0' && p.s[p.i+3] == '0' && (p.s[p.i+4] == '0' || p.s[p.i+4] == '1') {
+		if buf, ok := p.ctlEscape(buf); ok {
+			return buf, nil
+		}
+	}
 	r, upper, lower, ok := hex4(p.s, p.i+2)
 	if !ok {
 		return buf, malformed(p, "bad \\u escape")
@@ -731,6 +736,31 @@ func (p *jsonParser) escape(buf []byte) ([]byte, error) {
 		p.javaOK, p.goOK = false, false
 	}
 	return utf8.AppendRune(buf, r), nil
+}
+
+// ctlEscape decodes \u0000 to \u001F at p.i, the escapes both writers
+// use for the separators in a message's properties (\u0001, \u0002), and
+// notes the style as escape would; ok is false, nothing read, for any
+// other text.
+func (p *jsonParser) ctlEscape(buf []byte) ([]byte, bool) {
+	d := hexDigit(p.s[p.i+5])
+	if d < 0 {
+		return buf, false
+	}
+	r := byte(d)
+	if p.s[p.i+4] == '1' {
+		r += 16
+	}
+	switch e := p.s[p.i+5]; {
+	case shortEsc[r] != 0: // \b \t \n \f \r: both write the short form
+		p.javaOK, p.goOK = false, false
+	case e >= 'a':
+		p.javaOK = false // fastjson writes upper-case hex
+	case e >= 'A':
+		p.goOK = false // encoding/json writes lower-case hex
+	}
+	p.i += 6
+	return append(buf, r), true
 }
 
 // fastjsonEscape decodes the escapes fastjson reads beyond JSON's: \' \v

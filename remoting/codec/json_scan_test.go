@@ -47,7 +47,7 @@ func (p *jsonParser) strSlowRef(buf []byte) (string, error) {
 			return unsafe.String(unsafe.SliceData(buf), len(buf)), nil
 		case b == '\\':
 			var err error
-			if buf, err = p.escape(buf); err != nil {
+			if buf, err = p.escapeRef(buf); err != nil {
 				return "", err
 			}
 		default:
@@ -59,6 +59,54 @@ func (p *jsonParser) strSlowRef(buf []byte) (string, error) {
 		}
 	}
 	return "", malformed(p, "unterminated string")
+}
+
+// escapeRef is escape without the control-character fast path.
+func (p *jsonParser) escapeRef(buf []byte) ([]byte, error) {
+	if p.i+1 >= len(p.s) {
+		return buf, malformed(p, "truncated escape")
+	}
+	e := p.s[p.i+1]
+	if e == 'x' {
+		return p.hexEscape(buf)
+	}
+	if e != 'u' {
+		r := shortEscapes[e]
+		if r == 0 {
+			var ok bool
+			if r, ok = fastjsonEscape(e); !ok {
+				return buf, malformed(p, "bad escape")
+			}
+			p.javaOK, p.goOK = false, false
+		}
+		if e == '/' {
+			p.javaOK, p.goOK = false, false
+		}
+		p.i += 2
+		return append(buf, r), nil
+	}
+	r, upper, lower, ok := hex4(p.s, p.i+2)
+	if !ok {
+		return buf, malformed(p, "bad \\u escape")
+	}
+	p.i += 6
+	if r >= 0xD800 && r < 0xDC00 && p.i+6 <= len(p.s) && p.s[p.i] == '\\' && p.s[p.i+1] == 'u' {
+		if r2, _, _, ok2 := hex4(p.s, p.i+2); ok2 && r2 >= 0xDC00 && r2 < 0xE000 {
+			p.i += 6
+			p.javaOK, p.goOK = false, false
+			return utf8.AppendRune(buf, (r-0xD800)<<10|(r2-0xDC00)+0x10000), nil
+		}
+	}
+	if !javaEscapes(r) || lower {
+		p.javaOK = false
+	}
+	if !goEscapes(r) || upper {
+		p.goOK = false
+	}
+	if r >= 0xD800 && r < 0xE000 {
+		p.javaOK, p.goOK = false, false
+	}
+	return utf8.AppendRune(buf, r), nil
 }
 
 func newTestParser(s string) *jsonParser {
@@ -115,6 +163,11 @@ func TestCodecScanStrMatchesReference(t *testing.T) {
 	for b := range 256 {
 		for at := range 17 {
 			cases = append(cases, `"`+strings.Repeat("x", at)+string([]byte{byte(b)})+`yz"`)
+		}
+	}
+	for _, d := range "0123456789abcdefABCDEFgG" {
+		for _, pre := range []string{`\u000`, `\u001`, `\u002`, `\u010`, `\u00`, `\u0`} {
+			cases = append(cases, `"a`+pre+string(d)+`b"`, `"`+pre+string(d))
 		}
 	}
 	for _, c := range cases {
