@@ -65,3 +65,23 @@ func FuzzJavaHashMapOrder(f *testing.F) {
 		checkHashMapOrder(t, keys, len(keys)+int(extra))
 	})
 }
+
+// BenchmarkCodecHashMapOrder orders a send's 14 keys by bucket lists (new)
+// and by the insertion sort it replaced (ref).
+func BenchmarkCodecHashMapOrder(b *testing.B) {
+	var e []kv
+	for k := range sendV2Request(JSON).ExtFields {
+		e = append(e, kv{k: k})
+	}
+	var ob [32]int
+	b.Run("ref", func(b *testing.B) {
+		for b.Loop() {
+			hashMapOrderRef(e, len(e))
+		}
+	})
+	b.Run("new", func(b *testing.B) {
+		for b.Loop() {
+			javaHashMapOrder(e, len(e), ob[:0])
+		}
+	})
+}

@@ -167,11 +167,7 @@ func appendJSONString(dst []byte, s string, style escStyle) []byte {
 	}
 	dst = append(dst, '"')
 	start := 0
-	for i := 0; ; {
-		// plainRun stops at a superset of the bytes either writer escapes
-		if i = plainRun(s, i); i >= len(s) {
-			break
-		}
+	for i := 0; i < len(s); {
 		b := s[i]
 		a := tab[b]
 		if a == 0 {

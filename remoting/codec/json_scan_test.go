@@ -186,76 +186,6 @@ func FuzzJSONScanStr(f *testing.F) {
 	})
 }
 
-// appendJSONStringRef is the byte-at-a-time string writer that plainRun
-// sped up, kept as the reference.
-func appendJSONStringRef(dst []byte, s string, style escStyle) []byte {
-	tab, hex := &javaEsc, hexUpper
-	if style == styleGo {
-		tab, hex = &goEsc, hexLower
-	}
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		b := s[i]
-		a := tab[b]
-		if a == 0 {
-			i++
-			continue
-		}
-		n := 1
-		var r rune = rune(b)
-		if a == 3 {
-			r, n = utf8.DecodeRuneInString(s[i:])
-			if !(r == 0x2028 || r == 0x2029 || style == styleJava && r >= 0x80 && r < 0xA0) {
-				i += n
-				continue
-			}
-		}
-		dst = append(dst, s[start:i]...)
-		if a == 1 {
-			dst = append(dst, '\\', shortEsc[b])
-		} else {
-			dst = append(dst, '\\', 'u', hex[r>>12&15], hex[r>>8&15], hex[r>>4&15], hex[r&15])
-		}
-		i += n
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-func checkAppendSame(t *testing.T, s string) {
-	t.Helper()
-	for _, st := range []escStyle{styleJava, styleGo} {
-		if got, want := appendJSONString(nil, s, st), appendJSONStringRef(nil, s, st); string(got) != string(want) {
-			t.Fatalf("style %d: %q written as %s, want %s", st, s, got, want)
-		}
-	}
-}
-
-// TestCodecAppendStringMatchesReference writes every byte value at every
-// offset of a string longer than a word, in both styles.
-func TestCodecAppendStringMatchesReference(t *testing.T) {
-	for b := range 256 {
-		for at := range 20 {
-			s := []byte(strings.Repeat("msgId-7F", 3))
-			s[at] = byte(b)
-			checkAppendSame(t, string(s))
-		}
-	}
-	for _, s := range []string{"", "KEYS\x01K1\x02", "a\u2028b\u2029c\u0085d<>&\x7f\"\\", "\xe2\x80", "\xc2"} {
-		checkAppendSame(t, s)
-	}
-}
-
-// FuzzJSONAppendString is the differential fuzz target of the string writer.
-func FuzzJSONAppendString(f *testing.F) {
-	for _, s := range []string{"TopicTest", "KEYS\x01K1\x02TAGS\x01TagA", "<a href=\"x\">\u2028", "\x7f\xc2\x85"} {
-		f.Add(s)
-	}
-	f.Fuzz(checkAppendSame)
-}
-
 // TestCodecDecodeTopKeysNearKnownNames checks that only a whole known key
 // is taken as one: a longer or shorter key, another case or a missing
 // closing quote stays unknown (kept and re-encoded verbatim), while an
@@ -290,5 +220,47 @@ func TestCodecDecodeTopKeysNearKnownNames(t *testing.T) {
 				t.Fatalf("%s re-encoded as %s", tc.header, out[8:])
 			}
 		}
+	}
+}
+
+// sendV2Strings are the strings of a Java SEND_MESSAGE_V2 header: the
+// one-letter keys and their values, the properties with \u0001 separators.
+var sendV2Strings = func() []string {
+	var ss []string
+	for k, v := range sendV2Request(JSON).ExtFields {
+		ss = append(ss, k, v)
+	}
+	return ss
+}()
+
+// BenchmarkCodecScanStr scans a send header's strings as written by Java
+// (escaped properties) with the word scanner and the byte loop.
+func BenchmarkCodecScanStr(b *testing.B) {
+	var text []byte
+	for _, s := range sendV2Strings {
+		text = appendJSONString(text, s, styleJava)
+	}
+	for _, impl := range []struct {
+		name string
+		ref  bool
+	}{{"ref", true}, {"new", false}} {
+		b.Run(impl.name, func(b *testing.B) {
+			p := newTestParser(string(text))
+			for b.Loop() {
+				copy(p.b, text)
+				p.i = 0
+				for p.i < len(p.s) {
+					var err error
+					if impl.ref {
+						_, err = p.scanStrRef(true)
+					} else {
+						_, err = p.scanStr(true)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }
