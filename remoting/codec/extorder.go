@@ -112,7 +112,8 @@ func javaHashMapOrder(e []kv, size int, order []int) []int {
 // javaHashMapOrderSort is javaHashMapOrder for a table of more than 64
 // buckets.
 func javaHashMapOrderSort(e []kv, capacity int, order []int) []int {
-	idx := make([]uint32, 0, len(e))
+	var ib [64]uint32
+	idx := ib[:0]
 	for _, x := range e {
 		h := javaStringHash(x.k)
 		idx = append(idx, (h^h>>16)&uint32(capacity-1))
