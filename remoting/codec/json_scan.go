@@ -37,19 +37,15 @@ func load64(s string, i int) uint64 {
 	return binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[i:i+8]), 8))
 }
 
-// swarZero flags (in its high bit) each byte of w that is 0, and possibly
-// bytes above such a byte.
-func swarZero(w uint64) uint64 { return (w - swarLo) &^ w }
-
-// swarSpecial flags the bytes of w that are a control character, '"',
-// '\\', '&', '<', '>', DEL or not ASCII: every byte strCls classes.
+// swarSpecial flags (in the high bit) the bytes of w that are a control
+// character, DEL or not ASCII, or one of '"' '&' (both become 0x26 with bit
+// 2 set), '<' '>' (0x3E with bit 1 set) and '\\'. Each test is a borrow
+// or a carry that starts only at a byte it flags. One expression, so that
+// it inlines.
 func swarSpecial(w uint64) uint64 {
-	ctl := (w - swarLo*0x20) &^ w // < 0x20
-	m := ctl | w |                // w: bytes >= 0x80
-		swarZero(w^(swarLo*'"')) |
-		swarZero(w^(swarLo*'\\')) |
-		swarZero(w^(swarLo*'&')) |
-		swarZero((w|swarLo*0x02)^(swarLo*'>')) | // '<' 0x3C and '>' 0x3E
-		swarZero(w^(swarLo*0x7F))
-	return m & swarHi
+	q := w | swarLo*0x04 ^ swarLo*0x26
+	a := w | swarLo*0x02 ^ swarLo*0x3E
+	b := w ^ swarLo*'\\'
+	return ((w-swarLo*0x20)&^w | (w + swarLo) | w |
+		(q-swarLo)&^q | (a-swarLo)&^a | (b-swarLo)&^b) & swarHi
 }
