@@ -1,6 +1,9 @@
 package codec
 
-import "unicode/utf8"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 // entryWriter appends one custom-header entry; null marks a key kept from a
 // decoded ROCKETMQ header whose value was Java null.
@@ -73,7 +76,43 @@ func javaHashMapOrder(e []kv, size int, order []int) []int {
 	for size > capacity*3/4 {
 		capacity *= 2
 	}
-	var ib [32]uint32
+	if capacity > 64 {
+		return javaHashMapOrderSort(e, capacity, order)
+	}
+	// A table of at most 64 buckets: a bit per used bucket and, per
+	// bucket, a list of entries (1-based; 0 ends it) kept in key order, so
+	// the order comes out in one pass instead of a sort.
+	var used uint64
+	var head [64]uint8
+	var next [48]uint8 // size <= 48 here, and len(e) <= size
+	for i := range e {
+		h := javaStringHash(e[i].k)
+		b := (h ^ h>>16) & uint32(capacity-1)
+		used |= 1 << b
+		if head[b] == 0 || e[i].k < e[head[b]-1].k {
+			next[i], head[b] = head[b], uint8(i+1)
+			continue
+		}
+		j := head[b]
+		for next[j-1] != 0 && e[next[j-1]-1].k <= e[i].k {
+			j = next[j-1]
+		}
+		next[i], next[j-1] = next[j-1], uint8(i+1)
+	}
+	for used != 0 {
+		b := bits.TrailingZeros64(used)
+		used &= used - 1
+		for j := head[b]; j != 0; j = next[j-1] {
+			order = append(order, int(j-1))
+		}
+	}
+	return order
+}
+
+// javaHashMapOrderSort is javaHashMapOrder for a table of more than 64
+// buckets.
+func javaHashMapOrderSort(e []kv, capacity int, order []int) []int {
+	var ib [64]uint32
 	idx := ib[:0]
 	for _, x := range e {
 		h := javaStringHash(x.k)
@@ -82,7 +121,7 @@ func javaHashMapOrder(e []kv, size int, order []int) []int {
 	for i := range e {
 		order = append(order, i)
 	}
-	// insertion sort of positions by (bucket, key); n is small
+	// insertion sort of positions by (bucket, key)
 	for i := 1; i < len(order); i++ {
 		for j := i; j > 0; j-- {
 			a, b := order[j], order[j-1]

@@ -83,7 +83,7 @@ func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte, lazyOK bool) er
 		p.ws()
 		kStart := p.i
 		p.saved = [3]bool{p.javaOK, p.goOK, p.lay.exact}
-		k, err := p.strCopy()
+		id, err := p.topKey()
 		if err != nil {
 			return err
 		}
@@ -92,7 +92,7 @@ func decodeJSON(c *RemotingCommand, lay *headerLayout, h []byte, lazyOK bool) er
 			return malformed(&p, "expected :")
 		}
 		p.ws()
-		if err := p.field(c, k, kStart, kEnd); err != nil {
+		if err := p.field(c, id, kStart, kEnd); err != nil {
 			return err
 		}
 		p.ws()
@@ -120,28 +120,61 @@ func (p *jsonParser) finish() error {
 	return nil
 }
 
-func (p *jsonParser) field(c *RemotingCommand, k string, kStart, kEnd int) error {
-	var id uint8
+// topKey reads a top-level key and returns which one it is, numKeys for a
+// key the codec does not know. A known key written plainly, as every
+// client writes it, is matched in place by its first byte and its text.
+func (p *jsonParser) topKey() (uint8, error) {
+	if rest := p.s[p.i:]; len(rest) > 1 && rest[0] == '"' {
+		if id := keyByFirst[rest[1]]; id < numKeys {
+			if q := keyPrefixes[id]; strings.HasPrefix(rest, q[:len(q)-1]) {
+				p.i += len(q) - 1
+				return id, nil
+			}
+		}
+	}
+	k, err := p.strCopy()
+	if err != nil {
+		return 0, err
+	}
+	for id, name := range keyNames {
+		if k == name {
+			return uint8(id), nil
+		}
+	}
+	return numKeys, nil
+}
+
+// keyByFirst names the top-level key starting with a byte (they all differ
+// there), numKeys for none.
+var keyByFirst = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = numKeys
+	}
+	for id, name := range keyNames {
+		t[name[0]] = uint8(id)
+	}
+	return t
+}()
+
+func (p *jsonParser) field(c *RemotingCommand, id uint8, kStart, kEnd int) error {
 	var err error
-	switch k {
-	case "code":
-		id, err = keyCode, p.int32(&c.Code)
-	case "flag":
-		id, err = keyFlag, p.int32(&c.Flag)
-	case "opaque":
-		id, err = keyOpaque, p.int32(&c.Opaque)
-	case "version":
-		id, err = keyVersion, p.int32(&c.Version)
-	case "language":
-		id, err = keyLanguage, p.language(c)
-	case "remark":
-		id = keyRemark
+	switch id {
+	case keyCode:
+		err = p.int32(&c.Code)
+	case keyFlag:
+		err = p.int32(&c.Flag)
+	case keyOpaque:
+		err = p.int32(&c.Opaque)
+	case keyVersion:
+		err = p.int32(&c.Version)
+	case keyLanguage:
+		err = p.language(c)
+	case keyRemark:
 		c.Remark, err = p.remark()
-	case "serializeTypeCurrentRPC":
-		id = keySerializeType
+	case keySerializeType:
 		p.lay.stName, err = p.optStr()
-	case "extFields":
-		id, err = keyExtFields, p.extFields(c)
+	case keyExtFields:
+		err = p.extFields(c)
 	default:
 		return p.unknown(kStart, kEnd)
 	}
@@ -183,7 +216,16 @@ func (p *jsonParser) unknown(kStart, kEnd int) error {
 	return nil
 }
 
+// ws skips whitespace; the common compact header has none, so the check
+// for a non-space byte stays small enough to inline.
 func (p *jsonParser) ws() {
+	if p.i < len(p.s) && p.s[p.i] > ' ' {
+		return
+	}
+	p.wsSlow()
+}
+
+func (p *jsonParser) wsSlow() {
 	start := p.i
 	for p.i < len(p.s) {
 		switch p.s[p.i] {
@@ -208,13 +250,25 @@ func (p *jsonParser) eat(b byte) bool {
 
 // literal consumes null, true or false and returns it.
 func (p *jsonParser) literal() (string, bool) {
-	for _, lit := range [...]string{"null", "true", "false"} {
-		if len(p.s)-p.i >= len(lit) && p.s[p.i:p.i+len(lit)] == lit {
-			p.i += len(lit)
-			return lit, true
-		}
+	if p.i >= len(p.s) {
+		return "", false
 	}
-	return "", false
+	var lit string
+	switch p.s[p.i] {
+	case 'n':
+		lit = "null"
+	case 't':
+		lit = "true"
+	case 'f':
+		lit = "false"
+	default:
+		return "", false
+	}
+	if !strings.HasPrefix(p.s[p.i:], lit) {
+		return "", false
+	}
+	p.i += len(lit)
+	return lit, true
 }
 
 // int32 reads an integer field. Beyond a JSON integer it takes what
@@ -539,13 +593,15 @@ func (p *jsonParser) scanStr(inPlace bool) (string, error) {
 	}
 	start := p.i
 	p.strAt = start
-	for i := start; i < len(p.s); i++ {
-		c := strCls[p.s[i]]
-		if c == 0 {
-			continue
+	for i := start; ; i++ {
+		if i = plainRun(p.s, i); i >= len(p.s) {
+			break
 		}
+		c := strCls[p.s[i]]
 		if c&clsStop == 0 {
-			p.rawClass(i)
+			if c != 0 {
+				p.rawClass(i)
+			}
 			continue
 		}
 		if p.s[i] == '"' {
@@ -601,9 +657,15 @@ func rawStringLen(s string, start int) int {
 // it is the in-place window (its capacity reaches the end of the header),
 // and escape reads a whole escape before appending its shorter decoding.
 func (p *jsonParser) strSlow(buf []byte) (string, error) {
-	for p.i < len(p.s) {
-		b := p.s[p.i]
-		switch {
+	for {
+		// a run of plain bytes goes over in one copy (from s, the caller's
+		// bytes, into buf: the two never overlap)
+		j := plainRun(p.s, p.i)
+		buf = append(buf, p.s[p.i:j]...)
+		if p.i = j; j >= len(p.s) {
+			break
+		}
+		switch b := p.s[j]; {
 		case b == '"':
 			p.i++
 			// buf is never touched again, so the string may share it
@@ -614,9 +676,7 @@ func (p *jsonParser) strSlow(buf []byte) (string, error) {
 				return "", err
 			}
 		default:
-			if strCls[b] != 0 {
-				p.rawClass(p.i)
-			}
+			p.rawClass(j)
 			buf = append(buf, b)
 			p.i++
 		}
@@ -649,6 +709,11 @@ func (p *jsonParser) escape(buf []byte) ([]byte, error) {
 		p.i += 2
 		return append(buf, r), nil
 	}
+	if p.i+6 <= len(p.s) && p.s[p.i+2] == '0' && p.s[p.i+3] == '0' && (p.s[p.i+4] == '0' || p.s[p.i+4] == '1') {
+		if buf, ok := p.ctlEscape(buf); ok {
+			return buf, nil
+		}
+	}
 	r, upper, lower, ok := hex4(p.s, p.i+2)
 	if !ok {
 		return buf, malformed(p, "bad \\u escape")
@@ -671,6 +736,31 @@ func (p *jsonParser) escape(buf []byte) ([]byte, error) {
 		p.javaOK, p.goOK = false, false
 	}
 	return utf8.AppendRune(buf, r), nil
+}
+
+// ctlEscape decodes \u0000 to \u001F at p.i, the escapes both writers
+// use for the separators in a message's properties (\u0001, \u0002), and
+// notes the style as escape would; ok is false, nothing read, for any
+// other text.
+func (p *jsonParser) ctlEscape(buf []byte) ([]byte, bool) {
+	d := hexDigit(p.s[p.i+5])
+	if d < 0 {
+		return buf, false
+	}
+	r := byte(d)
+	if p.s[p.i+4] == '1' {
+		r += 16
+	}
+	switch e := p.s[p.i+5]; {
+	case shortEsc[r] != 0: // \b \t \n \f \r: both write the short form
+		p.javaOK, p.goOK = false, false
+	case e >= 'a':
+		p.javaOK = false // fastjson writes upper-case hex
+	case e >= 'A':
+		p.goOK = false // encoding/json writes lower-case hex
+	}
+	p.i += 6
+	return append(buf, r), true
 }
 
 // fastjsonEscape decodes the escapes fastjson reads beyond JSON's: \' \v

@@ -5,6 +5,14 @@ import (
 	"unicode/utf8"
 )
 
+// keyPrefixes are the top-level keys as written, quoted and with the colon.
+var keyPrefixes = func() (p [numKeys]string) {
+	for k, name := range keyNames {
+		p[k] = `"` + name + `":`
+	}
+	return p
+}()
+
 // javaKeyOrder is the order fastjson writes RemotingCommand's fields in.
 var javaKeyOrder = [numKeys]uint8{keyCode, keyExtFields, keyFlag, keyLanguage, keyOpaque, keyRemark, keySerializeType, keyVersion}
 
@@ -74,9 +82,7 @@ func appendRaw(dst []byte, u rawField) []byte {
 }
 
 func appendJSONField(dst []byte, c *RemotingCommand, lay *headerLayout, k uint8, style escStyle) []byte {
-	dst = append(dst, '"')
-	dst = append(dst, keyNames[k]...)
-	dst = append(dst, '"', ':')
+	dst = append(dst, keyPrefixes[k]...)
 	switch k {
 	case keyCode:
 		return strconv.AppendInt(dst, int64(c.Code), 10)

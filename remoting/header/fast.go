@@ -46,10 +46,37 @@ func (r *extReader) int(key string, required bool, bits int) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
+	if n, ok := smallDecimal(s); ok && (bits == 64 || n == int64(int32(n))) {
+		return n, true
+	}
 	n, err := strconv.ParseInt(s, 10, bits)
 	if err != nil {
 		r.err = &BadValueError{Field: key, Value: s, Err: err}
 		return 0, false
+	}
+	return n, true
+}
+
+// smallDecimal parses the integers clients send, -?[0-9]{1,18}, as
+// strconv.ParseInt does but without its generality; ok is false for any
+// other text (a '+' sign, more digits, none), which ParseInt then judges.
+func smallDecimal(s string) (n int64, ok bool) {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 {
+		return 0, false
+	}
+	for i := 0; i < len(d); i++ {
+		c := d[i] - '0'
+		if c > 9 {
+			return 0, false
+		}
+		n = n*10 + int64(c)
+	}
+	if len(d) != len(s) {
+		n = -n
 	}
 	return n, true
 }

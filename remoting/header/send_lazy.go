@@ -30,15 +30,35 @@ type keyTable struct {
 	keys    [maxSlots]string
 	n       int
 	letters bool // keys are "a", "b"... in order
+	// find is an open-addressed table of slot+1 by keyHash (0: empty),
+	// so that naming an entry's slot costs one or two compares rather
+	// than one per key.
+	find [findSize]uint8
 }
+
+const findSize = 64 // a power of two, well above maxSlots
 
 func slotKeys(keys ...string) *keyTable {
 	t := &keyTable{n: len(keys), letters: true}
 	for i, k := range keys {
 		t.keys[i] = k
 		t.letters = t.letters && k == string(rune('a'+i))
+		h := keyHash(k)
+		for t.find[h] != 0 {
+			h = (h + 1) % findSize
+		}
+		t.find[h] = uint8(i + 1)
 	}
 	return t
+}
+
+// keyHash mixes a key's length and its first and last bytes: enough to
+// tell the keys of one header apart in most cases.
+func keyHash(k string) uint {
+	if k == "" {
+		return 0
+	}
+	return (uint(len(k))*131 + uint(k[0])*31 + uint(k[len(k)-1])) % findSize
 }
 
 // extSlots holds the raw values of a header's keys.
@@ -57,8 +77,8 @@ func (s *extSlots) index(k string) int {
 		}
 		return -1
 	}
-	for i := range s.t.n {
-		if s.t.keys[i] == k {
+	for h := keyHash(k); s.t.find[h] != 0; h = (h + 1) % findSize {
+		if i := int(s.t.find[h]) - 1; s.t.keys[i] == k {
 			return i
 		}
 	}
