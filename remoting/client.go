@@ -204,7 +204,7 @@ func (c *Client) dial(addr string, d *dialCall) {
 		conn, err = dialer.DialContext(ctx, "tcp", addr)
 	}
 	if err == nil && c.cfg.UseTLS {
-		conn, err = c.handshake(conn, timeout)
+		conn, err = c.handshake(c.dialCtx, conn, timeout) // its own timeout, as before; Shutdown aborts it
 	}
 	var ch *Channel
 	if err != nil {

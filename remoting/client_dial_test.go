@@ -3,6 +3,7 @@ package remoting
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"testing"
 	"time"
@@ -100,5 +101,33 @@ func TestRemotingClientShutdownAbortsDial(t *testing.T) {
 		}
 	case <-time.After(wait.Scale(5 * time.Second)):
 		t.Fatal("the dial's waiter was never answered")
+	}
+}
+
+// TestRemotingClientShutdownAbortsTLSHandshake: Shutdown also aborts a TLS
+// handshake in flight (the dial runs on a goroutine Shutdown waits for;
+// before, the handshake ran to connectTimeoutMillis whatever Shutdown did,
+// so Shutdown waited that long or failed on its own deadline).
+func TestRemotingClientShutdownAbortsTLSHandshake(t *testing.T) {
+	cfg := NewNettyClientConfig()
+	cfg.UseTLS = true
+	cfg.TLS = NewTLSConfig()
+	cfg.ConnectTimeoutMillis = 60_000
+	c := NewClient(cfg, zaptest.NewLogger(t))
+	connected := make(chan net.Conn, 1)
+	c.SetDialer(func(context.Context, string) (net.Conn, error) {
+		ours, peer := net.Pipe() // the peer never answers the ClientHello
+		t.Cleanup(func() { _ = peer.Close() })
+		connected <- peer
+		return ours, nil
+	})
+	go func() { _, _ = c.Channel(context.Background(), "192.0.2.1:10911") }()
+	peer := <-connected
+	go func() { _, _ = io.Copy(io.Discard, peer) }() // take the ClientHello, answer nothing
+
+	ctx, cancel := context.WithTimeout(context.Background(), wait.Scale(5*time.Second))
+	defer cancel()
+	if err := c.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown waited for the TLS handshake: %v", err)
 	}
 }

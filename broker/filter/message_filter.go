@@ -67,20 +67,22 @@ func (f *ExpressionMessageFilter) UsesCommitLogProperties() bool {
 	if f.sub == nil || f.sub.ClassFilterMode {
 		return false
 	}
-	isRetry := f.retry && strings.HasPrefix(f.sub.Topic, RetryGroupTopicPrefix)
-	return isRetry || !ifilter.IsTagType(f.sub.ExpressionType)
+	return f.isRetry() || !ifilter.IsTagType(f.sub.ExpressionType)
+}
+
+// isRetry reports whether this is the retry variant on a %RETRY%
+// subscription (each message judged by its original topic's filter).
+func (f *ExpressionMessageFilter) isRetry() bool {
+	return f.retry && strings.HasPrefix(f.sub.Topic, RetryGroupTopicPrefix)
 }
 
 // IsMatchedByCommitLog evaluates SQL92 over the message properties; msg is
 // a stored record, used only when properties is nil.
 func (f *ExpressionMessageFilter) IsMatchedByCommitLog(msg []byte, properties map[string]string) bool {
-	if f.sub == nil || f.sub.ClassFilterMode {
+	if !f.UsesCommitLogProperties() {
 		return true
 	}
-	isRetry := f.retry && strings.HasPrefix(f.sub.Topic, RetryGroupTopicPrefix)
-	if !isRetry && ifilter.IsTagType(f.sub.ExpressionType) {
-		return true
-	}
+	isRetry := f.isRetry()
 	data := f.filterData
 	if isRetry {
 		if properties == nil {

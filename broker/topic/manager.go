@@ -126,13 +126,10 @@ func (m *Manager) LookupTopicConfig(topic string) (body.TopicConfig, bool) {
 
 // SelectTopicConfig returns a copy of the topic's config, or nil.
 func (m *Manager) SelectTopicConfig(topic string) *body.TopicConfig {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	tc, ok := m.tab.Entries[topic]
-	if !ok {
-		return nil
+	if tc, ok := m.LookupTopicConfig(topic); ok {
+		return &tc
 	}
-	return &tc
+	return nil
 }
 
 // CreateTopicInSendMessageMethod is createTopicInSendMessageMethod: the
