@@ -194,8 +194,9 @@ func (a *assignmentProcessor) loadBalance(ctx *remoting.Context, rb *queryAssign
 
 // subscribeInfo is TopicRouteInfoManager.getTopicSubscribeInfo: the
 // readable queues of the topic's route; nil when the topic is unknown. A
-// topic seen before is answered from the cache; a new one asks the name
-// server on the caller's (load-balance) worker, as 5.x does.
+// topic seen before with a readable queue is answered from the cache; a new
+// one, or one cached without a readable queue, asks the name server on the
+// caller's (load-balance) worker, as 5.x does.
 func (a *assignmentProcessor) subscribeInfo(t string) []pop.Queue {
 	if len(a.b.Config().NamesrvAddrList()) == 0 {
 		tc := a.b.topics.SelectTopicConfig(t)
@@ -204,7 +205,7 @@ func (a *assignmentProcessor) subscribeInfo(t string) []pop.Queue {
 		}
 		return readableQueues(t, []body.QueueData{{BrokerName: a.b.Config().BrokerName, ReadQueueNums: tc.ReadQueueNums, Perm: tc.Perm}})
 	}
-	if qs, ok := a.routes.get(t); ok {
+	if qs, ok := a.routes.get(t); ok && len(qs) > 0 {
 		return qs
 	}
 	qs, found, _ := a.fetchRoute(context.Background(), t)
