@@ -247,8 +247,9 @@ func (a *assignmentProcessor) fetchRoute(ctx context.Context, t string) (qs []po
 }
 
 // refreshRoutes is TopicRouteInfoManager's periodic update: every cached
-// topic is asked again; one the name server no longer knows is dropped,
-// one it could not be asked about keeps its last route.
+// topic is asked again; one the name server no longer knows is dropped
+// (a retry topic excepted, as in 5.x), one it could not be asked about
+// keeps its last route.
 func (a *assignmentProcessor) refreshRoutes(ctx context.Context) {
 	for _, t := range a.routes.topics() {
 		if ctx.Err() != nil {
@@ -258,7 +259,7 @@ func (a *assignmentProcessor) refreshRoutes(ctx context.Context) {
 		switch {
 		case found:
 			a.routes.put(t, qs)
-		case gone:
+		case gone && !topic.IsRetryTopic(t):
 			a.routes.drop(t)
 		}
 	}

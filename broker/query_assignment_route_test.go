@@ -210,3 +210,26 @@ func TestBrokerQueryAssignmentEmptyRouteAskedAgain(t *testing.T) {
 		t.Fatalf("assignment once readable %q: the empty route was served from the cache", queues(a))
 	}
 }
+
+// TestBrokerQueryAssignmentRetryRouteKeptWhenGone: the periodic refresh
+// drops a topic the name server no longer knows, except a retry topic,
+// whose last route is kept as 5.x's updateTopicRouteInfoFromNameServer
+// does (it skips cleanNoneRouteTopic for retry topics).
+func TestBrokerQueryAssignmentRetryRouteKeptWhenGone(t *testing.T) {
+	t.Parallel()
+	ns := startRouteNamesrv(t)
+	const retry = "%RETRY%cg"
+	ns.set(retry, 1)
+	b := testutil.StartBroker(t, ns.srv.Addr().String())
+	cc := newCMClient(t, b.Addr().String(), "c1")
+	cc.heartbeat("cg", "", "QaRetry")
+	const want = "broker-a/%RETRY%cg/0/PULL"
+	if _, a := queryAssignment(t, cc, retry, "cg", "c1"); queues(a) != want {
+		t.Fatalf("assignment %q, want %q", queues(a), want)
+	}
+	ns.set(retry, 0)
+	broker.RefreshAssignmentRoutes(b)
+	if _, a := queryAssignment(t, cc, retry, "cg", "c1"); queues(a) != want {
+		t.Fatalf("assignment after the name server forgot the retry topic %q, want the last route %q", queues(a), want)
+	}
+}
