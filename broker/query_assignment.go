@@ -194,8 +194,9 @@ func (a *assignmentProcessor) loadBalance(ctx *remoting.Context, rb *queryAssign
 
 // subscribeInfo is TopicRouteInfoManager.getTopicSubscribeInfo: the
 // readable queues of the topic's route; nil when the topic is unknown. A
-// topic seen before is answered from the cache; a new one asks the name
-// server on the caller's (load-balance) worker, as 5.x does.
+// topic seen before with a readable queue is answered from the cache; a new
+// one, or one cached without a readable queue, asks the name server on the
+// caller's (load-balance) worker, as 5.x does.
 func (a *assignmentProcessor) subscribeInfo(t string) []pop.Queue {
 	if len(a.b.Config().NamesrvAddrList()) == 0 {
 		tc := a.b.topics.SelectTopicConfig(t)
@@ -204,7 +205,7 @@ func (a *assignmentProcessor) subscribeInfo(t string) []pop.Queue {
 		}
 		return readableQueues(t, []body.QueueData{{BrokerName: a.b.Config().BrokerName, ReadQueueNums: tc.ReadQueueNums, Perm: tc.Perm}})
 	}
-	if qs, ok := a.routes.get(t); ok {
+	if qs, ok := a.routes.get(t); ok && len(qs) > 0 {
 		return qs
 	}
 	qs, found, _ := a.fetchRoute(context.Background(), t)
@@ -246,8 +247,9 @@ func (a *assignmentProcessor) fetchRoute(ctx context.Context, t string) (qs []po
 }
 
 // refreshRoutes is TopicRouteInfoManager's periodic update: every cached
-// topic is asked again; one the name server no longer knows is dropped,
-// one it could not be asked about keeps its last route.
+// topic is asked again; one the name server no longer knows is dropped
+// (a retry topic excepted, as in 5.x), one it could not be asked about
+// keeps its last route.
 func (a *assignmentProcessor) refreshRoutes(ctx context.Context) {
 	for _, t := range a.routes.topics() {
 		if ctx.Err() != nil {
@@ -257,7 +259,7 @@ func (a *assignmentProcessor) refreshRoutes(ctx context.Context) {
 		switch {
 		case found:
 			a.routes.put(t, qs)
-		case gone:
+		case gone && !topic.IsRetryTopic(t):
 			a.routes.drop(t)
 		}
 	}

@@ -1,6 +1,7 @@
 package broker_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -29,7 +30,8 @@ type routeNamesrv struct {
 	queues  map[string]int32 // guarded by mu
 	release chan struct{}    // closed: stalled requests go on
 	stalled atomic.Bool
-	refuse  atomic.Bool // answer SYSTEM_ERROR, which says nothing about the topic
+	refuse  atomic.Bool  // answer SYSTEM_ERROR, which says nothing about the topic
+	perm    atomic.Int32 // the queues' perm; 0: read and write
 }
 
 func startRouteNamesrv(t *testing.T) *routeNamesrv {
@@ -87,7 +89,7 @@ func (n *routeNamesrv) route(_ *remoting.Context, req *codec.RemotingCommand) (*
 		return codec.NewResponse(code.TopicNotExist, "No topic route info in name server for the topic: "+topic), nil
 	}
 	rd := &body.TopicRouteData{
-		QueueDatas:  []body.QueueData{{BrokerName: "broker-a", ReadQueueNums: q, WriteQueueNums: q, Perm: 6}},
+		QueueDatas:  []body.QueueData{{BrokerName: "broker-a", ReadQueueNums: q, WriteQueueNums: q, Perm: cmp.Or(n.perm.Load(), 6)}},
 		BrokerDatas: []body.BrokerData{{Cluster: "DefaultCluster", BrokerName: "broker-a", BrokerAddrs: map[int64]string{0: "127.0.0.1:1"}}},
 	}
 	resp := codec.NewResponse(code.Success, "")
@@ -185,5 +187,49 @@ func TestBrokerQueryAssignmentRouteCache(t *testing.T) {
 	want("") // asked again: TOPIC_NOT_EXIST, no answer
 	if n := ns.asked.Load(); n != asked+4 {
 		t.Fatalf("name server asked %d times after the first, want 4", n-asked)
+	}
+}
+
+// TestBrokerQueryAssignmentEmptyRouteAskedAgain: a cached route without a
+// readable queue is not served from the cache; the name server is asked
+// again at once, as 5.x's getTopicSubscribeInfo does for an empty set, so
+// a topic made readable is assigned without waiting for the refresh.
+func TestBrokerQueryAssignmentEmptyRouteAskedAgain(t *testing.T) {
+	t.Parallel()
+	ns := startRouteNamesrv(t)
+	ns.set("QaEmpty", 2)
+	ns.perm.Store(2) // write only: no readable queue
+	b := testutil.StartBroker(t, ns.srv.Addr().String())
+	cc := newCMClient(t, b.Addr().String(), "c1")
+	cc.heartbeat("cg", "", "QaEmpty")
+	if _, a := queryAssignment(t, cc, "QaEmpty", "cg", "c1"); queues(a) != "" {
+		t.Fatalf("assignment of an unreadable topic %q", queues(a))
+	}
+	ns.perm.Store(6)
+	if _, a := queryAssignment(t, cc, "QaEmpty", "cg", "c1"); queues(a) != "broker-a/QaEmpty/0/PULL,broker-a/QaEmpty/1/PULL" {
+		t.Fatalf("assignment once readable %q: the empty route was served from the cache", queues(a))
+	}
+}
+
+// TestBrokerQueryAssignmentRetryRouteKeptWhenGone: the periodic refresh
+// drops a topic the name server no longer knows, except a retry topic,
+// whose last route is kept as 5.x's updateTopicRouteInfoFromNameServer
+// does (it skips cleanNoneRouteTopic for retry topics).
+func TestBrokerQueryAssignmentRetryRouteKeptWhenGone(t *testing.T) {
+	t.Parallel()
+	ns := startRouteNamesrv(t)
+	const retry = "%RETRY%cg"
+	ns.set(retry, 1)
+	b := testutil.StartBroker(t, ns.srv.Addr().String())
+	cc := newCMClient(t, b.Addr().String(), "c1")
+	cc.heartbeat("cg", "", "QaRetry")
+	const want = "broker-a/%RETRY%cg/0/PULL"
+	if _, a := queryAssignment(t, cc, retry, "cg", "c1"); queues(a) != want {
+		t.Fatalf("assignment %q, want %q", queues(a), want)
+	}
+	ns.set(retry, 0)
+	broker.RefreshAssignmentRoutes(b)
+	if _, a := queryAssignment(t, cc, retry, "cg", "c1"); queues(a) != want {
+		t.Fatalf("assignment after the name server forgot the retry topic %q, want the last route %q", queues(a), want)
 	}
 }

@@ -68,7 +68,6 @@ type remotingBackend struct {
 
 type groupCache struct {
 	at   time.Time
-	addr string
 	cfgs map[string]body.SubscriptionGroupConfig
 }
 
@@ -290,13 +289,16 @@ func (be *remotingBackend) SubscriptionGroup(ctx context.Context, group string) 
 	return nil
 }
 
-// loadGroups fetches every subscription group of one master (cluster mode).
+// loadGroups fetches every subscription group of one master (cluster
+// mode). Only a table a broker answered is cached: when none could be
+// asked the lookup finds nothing, and the next one asks again.
 func (be *remotingBackend) loadGroups(ctx context.Context) groupCache {
 	c := groupCache{at: time.Now(), cfgs: map[string]body.SubscriptionGroupConfig{}}
 	masters, err := be.MasterBrokers(ctx)
 	if err != nil {
 		return c
 	}
+	answered := false
 	for _, addr := range masters {
 		w, err := be.subscriptionGroups(ctx, addr)
 		if err != nil {
@@ -305,8 +307,11 @@ func (be *remotingBackend) loadGroups(ctx context.Context) groupCache {
 		for name, cfg := range w.SubscriptionGroupTable {
 			c.cfgs[name] = cfg
 		}
-		c.addr = addr
+		answered = true
 		break
+	}
+	if !answered {
+		return c
 	}
 	be.cacheMu.Lock()
 	be.groups = c

@@ -134,10 +134,15 @@ func TestProxyRenewReleaseAfterRepopDoesNotHang(t *testing.T) {
 	// Another ack waits; the message is popped again (same place, new
 	// handle) before the renewal ends.
 	acked := make(chan *apiv2.AckMessageResponse, 1)
+	waiting := &doneWatch{Context: context.Background(), called: make(chan struct{})}
 	go func() {
-		acked <- c.ackMessage(context.Background(), "cli", ackReq(&apiv2.AckMessageEntry{MessageId: "M1", ReceiptHandle: first.Properties[propPopCK]}))
+		acked <- c.ackMessage(waiting, "cli", ackReq(&apiv2.AckMessageEntry{MessageId: "M1", ReceiptHandle: first.Properties[propPopCK]}))
 	}()
-	time.Sleep(50 * time.Millisecond) // the ack is now waiting for the renewal
+	select {
+	case <-waiting.called: // the ack is now waiting for the renewal
+	case <-time.After(5 * time.Second):
+		t.Fatal("the ack never waited for the renewal in flight")
+	}
 	c.renew.hold(context.Background(), "cli", "G", "T", []*message.MessageExt{heldMsg("M1", receiptNormalTopic, 4, time.Now())})
 	close(g.gate)
 	select {
@@ -219,4 +224,17 @@ func TestProxyAckBoundsConcurrency(t *testing.T) {
 	if _, m := g.counts(); m != ackConcurrency {
 		t.Errorf("at most %d acks in flight, want %d", m, ackConcurrency)
 	}
+}
+
+// doneWatch is a context that reports the first call of Done: release
+// calls it only once it waits for a renewal in flight.
+type doneWatch struct {
+	context.Context
+	once   sync.Once
+	called chan struct{}
+}
+
+func (d *doneWatch) Done() <-chan struct{} {
+	d.once.Do(func() { close(d.called) })
+	return d.Context.Done()
 }
