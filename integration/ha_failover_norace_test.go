@@ -55,6 +55,15 @@ func TestNoRaceHAFailoverGoConsumer(t *testing.T) {
 		t.Errorf("%d messages consumed more than once across the failover", dup)
 	}
 
+	// haWaitBodies returns while the last callback may still be running, and
+	// the client advances its offset only after it returns: wait until the
+	// master holds every offset, so the restart below starts past them.
+	testutil.Eventually(t, 20*time.Second, func() error {
+		if n := sumOffsets(e.master.Offsets().QueryOffsets(group, e.topic)); n != 120 {
+			return fmt.Errorf("master holds committed offsets summing to %d, want 120", n)
+		}
+		return nil
+	})
 	if err := c.Shutdown(); err != nil { // persists its offsets to the master
 		t.Fatal(err)
 	}
