@@ -138,11 +138,12 @@ run_server() {
   PIDS="$LAST_PID $PIDS"
 }
 
-# start impl role flush → BROKER_PID, BROKER_ADDR (fresh store)
+# start impl role flush → BROKER_PID, BROKER_ADDR, POINT_DIR (fresh store)
 start() {
   local impl=$1 role=$2 flush=$3 d
   take_ports
   d=$(mktemp -d "$W/$impl.XXXX")
+  POINT_DIR=$d
   printf 'listenPort=%s\n' "$NS_PORT" > "$d/namesrv.properties"
   run_server "$impl" namesrv "$d/namesrv.properties" "$d/namesrv.log"
   wait_boot "$d/namesrv.log" "$LAST_PID" || return 1
@@ -159,6 +160,11 @@ start() {
   sleep 1 # the slave's HA connection, the first registration
 }
 
+# drop_stores removes the stopped point's stores (its logs stay): a full
+# run writes some 35 GB, and a disk past the brokers' full-disk ratio makes
+# the later points fail (SYNC_MASTER's slave was the first to refuse).
+drop_stores() { rm -rf "$POINT_DIR/store" "$POINT_DIR/slave"; }
+
 bench() { timeout 900 "$W/bin/mqbench" -s 1024 -queues "$QUEUES" -t BenchVersus "$@" 2>&1 | grep -v 'level=' ; }
 
 # point impl label conns inflight role flush
@@ -169,11 +175,13 @@ point() {
   if ! start "$impl" "$role" "$flush"; then
     echo "  $impl $label: servers did not start" >&2
     stop_all
+    drop_stores
     return 0
   fi
   bench -mode send -broker "$BROKER_ADDR" -pid "$BROKER_PID" -c "$c" -inflight "$n" -warmup "$WARMUP" -duration "$MEASURE" \
     | tee -a "$W/log" | grep '^RESULT' > "$RES/$impl.$label" || true
   stop_all
+  drop_stores
   echo "  $impl $label: $(cat "$RES/$impl.$label")" >&2
 }
 
@@ -182,6 +190,7 @@ pull_point() {
   if ! start "$impl" ASYNC_MASTER ASYNC_FLUSH; then
     echo "  $impl pull: servers did not start" >&2
     stop_all
+    drop_stores
     return 0
   fi
   bench -mode send -broker "$BROKER_ADDR" -pid "$BROKER_PID" -c 16 -inflight 16 -q "$BACKLOG" | sed 's/^RESULT/FILL/' >> "$W/log"
@@ -190,6 +199,7 @@ pull_point() {
   bench -mode wake -broker "$BROKER_ADDR" -q "$WAKE_ROUNDS" -g bench_versus_wake \
     | tee -a "$W/log" | grep '^RESULT' > "$RES/$impl.wake" || true
   stop_all
+  drop_stores
   echo "  $impl pull: $(cat "$RES/$impl.pull")" >&2
   echo "  $impl wake: $(cat "$RES/$impl.wake")" >&2
 }
