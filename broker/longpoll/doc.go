@@ -21,7 +21,13 @@
 // dispatch goroutine) beyond filter evaluation; a request whose Abandoned
 // func reports true (its connection closed) is dropped silently, as Java's
 // write to a dead channel goes nowhere; requests still held at Stop are
-// dropped unanswered, as Java's are.
+// dropped unanswered, as Java's are (the broker has closed their
+// connections by then, as Java's remoting shutdown does), each told through
+// its Dropped func. After Stop nothing enters the table again: the
+// requests an arrival racing Stop had taken out are still woken if ready
+// and dropped otherwise, and a late Suspend is dropped at once, so the
+// held counts are zero and every request ends exactly once (woken,
+// abandoned or dropped).
 //
 // Usage:
 //

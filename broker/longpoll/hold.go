@@ -33,6 +33,12 @@ type Request struct {
 	// Abandoned, when set and true, drops the request without a wake-up
 	// (its connection is gone).
 	Abandoned func() bool
+	// Dropped, when set, tells the request's connection that it will never
+	// be answered: the service stopped while it was held (or it arrived
+	// after Stop). Called at most once, instead of Wakeup, with no lock
+	// held. Java leaves such a pull to the remoting server's shutdown,
+	// which closes its channel.
+	Dropped func()
 }
 
 type queueKey struct {
@@ -62,6 +68,13 @@ type Service struct {
 
 	mu    sync.Mutex
 	table map[queueKey][]*Request // guarded by mu
+	// stopped is set by Stop under mu; from then on nothing enters table,
+	// so a request notify took out before Stop and would keep, or one
+	// suspended after Stop, is dropped instead of being held for ever.
+	stopped bool
+	// afterTake, when set (tests only), runs in notify between taking a
+	// queue's requests out of table and putting the kept ones back.
+	afterTake func()
 	// propHeld counts the held requests whose filter reads the arriving
 	// message's properties; written under mu, read without it by
 	// WantsArrivingProperties.
@@ -100,28 +113,48 @@ func (s *Service) Start() { s.svc.Start() }
 // starts and stops its services itself (Stop still drops held requests).
 func (s *Service) Periodic() *service.Service { return s.svc }
 
-// Stop stops the periodic check and drops every held request unanswered.
+// Stop stops the periodic check and drops every held request, telling
+// each through its Dropped func. Arrivals still wake requests a concurrent
+// notify had taken out; the ones it would keep are dropped too, and a
+// request suspended after Stop is dropped at once.
 func (s *Service) Stop(ctx context.Context) error {
 	err := s.svc.Stop(ctx)
 	s.mu.Lock()
-	n := 0
+	s.stopped = true
+	var all []*Request
 	for k, l := range s.table {
-		n += len(l)
+		all = append(all, l...)
 		delete(s.table, k)
 	}
 	s.propHeld.Store(0)
 	s.held.Store(0)
 	s.mu.Unlock()
-	if n > 0 {
-		s.lg.Info("dropped held pull requests at shutdown", zap.Int("count", n))
+	if len(all) > 0 {
+		s.lg.Info("dropped held pull requests at shutdown", zap.Int("count", len(all)))
 	}
+	drop(all)
 	return err
 }
 
-// Suspend parks r under its topic and queue (suspendPullRequest).
+// drop tells each of rs that it will not be answered.
+func drop(rs []*Request) {
+	for _, r := range rs {
+		if r.Dropped != nil {
+			r.Dropped()
+		}
+	}
+}
+
+// Suspend parks r under its topic and queue (suspendPullRequest), or drops
+// it once the service has stopped.
 func (s *Service) Suspend(r *Request) {
 	k := queueKey{r.Topic, r.QueueID}
 	s.mu.Lock()
+	if s.stopped {
+		s.mu.Unlock()
+		drop([]*Request{r})
+		return
+	}
 	s.table[k] = append(s.table[k], r)
 	s.held.Add(1)
 	s.propHeld.Add(countPropFilters(r))
@@ -208,6 +241,9 @@ func (s *Service) notify(k queueKey, maxOffset int64, a *arrival) {
 	if len(held) == 0 {
 		return
 	}
+	if s.afterTake != nil {
+		s.afterTake()
+	}
 	var keep, wake []*Request
 	now := s.now()
 	for _, r := range held {
@@ -219,17 +255,26 @@ func (s *Service) notify(k queueKey, maxOffset int64, a *arrival) {
 			keep = append(keep, r)
 		}
 	}
-	if len(keep) > 0 {
-		s.mu.Lock()
-		// Requests suspended meanwhile go after the kept ones.
-		s.table[k] = append(keep, s.table[k]...)
-		s.held.Add(int64(len(keep)))
-		s.propHeld.Add(countPropFilters(keep...))
-		s.mu.Unlock()
+	if len(keep) > 0 && !s.putBack(k, keep) {
+		drop(keep)
 	}
 	for _, r := range wake {
 		r.Wakeup()
 	}
+}
+
+// putBack returns kept requests to k's list, ahead of those suspended
+// meanwhile; false once Stop has run (the caller drops them).
+func (s *Service) putBack(k queueKey, keep []*Request) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
+		return false
+	}
+	s.table[k] = append(keep, s.table[k]...)
+	s.held.Add(int64(len(keep)))
+	s.propHeld.Add(countPropFilters(keep...))
+	return true
 }
 
 // ready reports whether r has a message to read: the newest offset is past
