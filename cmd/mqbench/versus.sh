@@ -23,8 +23,9 @@
 # MEASURE (15s), BACKLOG (500000), PULL_CONNS (4), WAKE_ROUNDS (1000:
 # long-poll wake-ups timed on the drained servers), QUEUES (8),
 # EXTRA ("sync_flush": also SYNC_FLUSH at 16x16; "sync_master": also
-# SYNC_MASTER with a slave), PROFILE ("16x16 64x16": CPU profiles of our
-# broker at those points into PROFILE_DIR), BASE_PORT (20000; each start
+# SYNC_MASTER with a slave), PROFILE ("16x16 64x16", also "sync_flush",
+# "sync_master", "pull": CPU profiles of our broker at those points into
+# PROFILE_DIR), BASE_PORT (20000; each start
 # takes the next 100 ports: keep them below the ephemeral range, where
 # outgoing connections collide with them), JAVA (java),
 # LOG (a file to keep every mqbench output line in), PULL and ECHO (1; 0
@@ -187,6 +188,8 @@ point() {
 
 pull_point() {
   local impl=$1
+  OURS_PROFILE=
+  if [ "$impl" = ours ] && [[ " $PROFILE " == *" pull "* ]]; then OURS_PROFILE=$PROFILE_DIR/mqbroker-pull.pprof; fi
   if ! start "$impl" ASYNC_MASTER ASYNC_FLUSH; then
     echo "  $impl pull: servers did not start" >&2
     stop_all
