@@ -12,6 +12,10 @@ type PopConfig struct {
 	ReviveMaxSlow     int64 `prop:"reviveMaxSlow"`     // read, not used: we revive by the wall clock (docs/pop.md)
 	ReviveScanTime    int64 `prop:"reviveScanTime"`    // read, not used
 	EnablePopLog      bool  `prop:"enablePopLog"`      // logs each pop/ack/revive at Info
+	// SkipWhenCKRePutReachMaxTimes: a message whose re-put keeps failing
+	// is dropped after pop.MaxRePutTimes checkpoint rewrites (false: it is
+	// tried every 2 h for ever).
+	SkipWhenCKRePutReachMaxTimes bool `prop:"skipWhenCKRePutReachMaxTimes"`
 	// PopCkStayBufferTime is read, not used: there is no merge buffer.
 	PopCkStayBufferTime                int   `prop:"popCkStayBufferTime"`
 	InitPopOffsetByCheckMsgInMem       bool  `prop:"initPopOffsetByCheckMsgInMem"`

@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"strconv"
 )
 
 // pendingCk is a checkpoint read from the revive log and not yet settled.
@@ -142,4 +143,52 @@ func (q *ReviveQueue) Commit() int64 {
 		c = min(c, p.at)
 	}
 	return c
+}
+
+// ckRewriteIntervals (seconds) are the back-offs of successive rewrites of
+// a checkpoint whose message could not be re-put (5.x's
+// PopReviveService.ckRewriteIntervalsInSeconds); the last one repeats.
+var ckRewriteIntervals = [...]int64{10, 20, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200}
+
+// MaxRePutTimes is the number of rewrites after which a broker configured
+// with skipWhenCKRePutReachMaxTimes drops the message.
+const MaxRePutTimes = len(ckRewriteIntervals)
+
+// RePutCount is how many times ck was rewritten (parseRePutTimes: absent or
+// unparsable is 0).
+func (c *Checkpoint) RePutCount() int {
+	if c.RePutTimes == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(*c.RePutTimes)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// RewriteCheckpoint is rePutCK: the one-message checkpoint, for the message
+// at queue offset offset of old, that a revive service writes back to the
+// revive log when that message could not be re-put, so that the revive
+// progress can move past old while the message is tried again later. Its
+// pop time is old's and its invisible time is extended by the next
+// back-off when old is due at now (ms); it counts one more rewrite. ok is
+// false once MaxRePutTimes rewrites were made and skip is set: the message
+// is given up.
+func RewriteCheckpoint(old *Checkpoint, offset, now int64, skip bool) (ck Checkpoint, ok bool) {
+	n := old.RePutCount()
+	if n >= MaxRePutTimes && skip {
+		return Checkpoint{}, false
+	}
+	times := strconv.Itoa(n + 1)
+	ck = Checkpoint{
+		Num: 1, PopTime: old.PopTime, InvisibleTime: old.InvisibleTime, StartOffset: offset,
+		CID: old.CID, Topic: old.Topic, QueueID: old.QueueID, BrokerName: old.BrokerName,
+		QueueOffsetDiff: []int32{0}, RePutTimes: &times,
+	}
+	if old.Due() <= now {
+		ck.InvisibleTime += ckRewriteIntervals[min(n, MaxRePutTimes-1)] * 1000
+	}
+	ck.ReviveTime = ck.Due()
+	return ck, true
 }
