@@ -25,13 +25,23 @@ type pendingCk struct {
 type ReviveQueue struct {
 	QueueID int32
 	next    int64 // next revive-queue offset to read
-	pending map[ckKey]*pendingCk
+	pending map[pendKey]*pendingCk
 }
+
+// pendKey names a pending checkpoint: a rewritten one (rePutTimes > 0) can
+// share its original's key when it is for the original's first message,
+// and both may be pending at once.
+type pendKey struct {
+	ck ckKey
+	rp int
+}
+
+func (c *Checkpoint) pendKey() pendKey { return pendKey{c.key(), c.RePutCount()} }
 
 // NewReviveQueue starts reading queue queueID at offset from (the committed
 // revive progress).
 func NewReviveQueue(queueID int32, from int64) *ReviveQueue {
-	return &ReviveQueue{QueueID: queueID, next: max(from, 0), pending: make(map[ckKey]*pendingCk)}
+	return &ReviveQueue{QueueID: queueID, next: max(from, 0), pending: make(map[pendKey]*pendingCk)}
 }
 
 // Next is the next revive-queue offset to read.
@@ -60,7 +70,7 @@ func (q *ReviveQueue) Feed(off int64, tag string, body []byte) {
 		if json.Unmarshal(body, &ck) != nil || len(ck.QueueOffsetDiff) == 0 {
 			return
 		}
-		k := ck.key()
+		k := ck.pendKey()
 		if _, dup := q.pending[k]; dup {
 			return
 		}
@@ -70,7 +80,9 @@ func (q *ReviveQueue) Feed(off int64, tag string, body []byte) {
 		if json.Unmarshal(body, &a) != nil {
 			return
 		}
-		p := q.pending[a.key()]
+		// An ack names the checkpoint its pop wrote, never a rewrite.
+		k := pendKey{ck: a.key()}
+		p := q.pending[k]
 		if p == nil {
 			return // its checkpoint was settled, or is older than our start
 		}
@@ -81,7 +93,7 @@ func (q *ReviveQueue) Feed(off int64, tag string, body []byte) {
 			}
 		}
 		if p.left == 0 {
-			delete(q.pending, a.key())
+			delete(q.pending, k)
 		}
 	}
 }
@@ -120,7 +132,7 @@ func (q *ReviveQueue) Due(now int64) []Due {
 // longer lists it, so a checkpoint whose other messages failed to re-put
 // is retried for those only.
 func (q *ReviveQueue) Revived(ck *Checkpoint, offset int64) {
-	p := q.pending[ck.key()]
+	p := q.pending[ck.pendKey()]
 	if p == nil {
 		return
 	}
@@ -132,7 +144,7 @@ func (q *ReviveQueue) Revived(ck *Checkpoint, offset int64) {
 
 // Settle forgets a checkpoint once its unacknowledged messages were
 // re-put.
-func (q *ReviveQueue) Settle(ck *Checkpoint) { delete(q.pending, ck.key()) }
+func (q *ReviveQueue) Settle(ck *Checkpoint) { delete(q.pending, ck.pendKey()) }
 
 // Commit is the revive progress that is safe to persist: the offset of the
 // oldest unsettled checkpoint, or the read position when none is left. A

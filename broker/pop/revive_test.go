@@ -148,3 +148,28 @@ func TestPopReviveRewriteCheckpoint(t *testing.T) {
 		t.Fatalf("at its due time: %+v", due)
 	}
 }
+
+// TestPopReviveRewriteWhileOriginalPending: a rewritten checkpoint for the
+// first message of a checkpoint that is still pending (another of its
+// messages could be neither re-put nor rewritten) is tracked on its own,
+// not dropped as a duplicate of the original.
+func TestPopReviveRewriteWhileOriginalPending(t *testing.T) {
+	old := Checkpoint{StartOffset: 10, PopTime: 1000, InvisibleTime: 100, CID: "g", Topic: "T", QueueID: 1,
+		BrokerName: "b", QueueOffsetDiff: []int32{0, 2}, Num: 2}
+	q := NewReviveQueue(0, 0)
+	q.Feed(0, CkTag, mustJSON(t, old))
+	ck, _ := RewriteCheckpoint(&old, 10, 1100, false)
+	q.Revived(&old, 10)
+	q.Feed(1, CkTag, mustJSON(t, ck))
+	if q.Pending() != 2 {
+		t.Fatalf("pending %d, want the original and its rewrite", q.Pending())
+	}
+	due := q.Due(ck.Due())
+	if len(due) != 2 || !reflect.DeepEqual(due[0].Offsets, []int64{12}) || !reflect.DeepEqual(due[1].Offsets, []int64{10}) {
+		t.Fatalf("due %+v", due)
+	}
+	q.Settle(&due[0].Checkpoint)
+	if q.Pending() != 1 || q.Commit() != 1 {
+		t.Fatalf("after settling the original: pending %d commit %d", q.Pending(), q.Commit())
+	}
+}
