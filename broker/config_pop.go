@@ -12,10 +12,6 @@ type PopConfig struct {
 	ReviveMaxSlow     int64 `prop:"reviveMaxSlow"`     // read, not used: we revive by the wall clock (docs/pop.md)
 	ReviveScanTime    int64 `prop:"reviveScanTime"`    // read, not used
 	EnablePopLog      bool  `prop:"enablePopLog"`      // logs each pop/ack/revive at Info
-	// SkipWhenCKRePutReachMaxTimes: a message whose re-put keeps failing
-	// is dropped after pop.MaxRePutTimes checkpoint rewrites (false: it is
-	// tried every 2 h for ever).
-	SkipWhenCKRePutReachMaxTimes bool `prop:"skipWhenCKRePutReachMaxTimes"`
 	// PopCkStayBufferTime is read, not used: there is no merge buffer.
 	PopCkStayBufferTime                int   `prop:"popCkStayBufferTime"`
 	InitPopOffsetByCheckMsgInMem       bool  `prop:"initPopOffsetByCheckMsgInMem"`
@@ -32,6 +28,10 @@ type PopConfig struct {
 	// ServerLoadBalancerEnable: QUERY_ASSIGNMENT allocates (true) or
 	// returns every queue.
 	ServerLoadBalancerEnable bool `prop:"serverLoadBalancerEnable"`
+	// SkipWhenCKRePutReachMaxTimes: a message whose re-put keeps failing
+	// is dropped after pop.MaxRePutTimes checkpoint rewrites (false: it is
+	// tried every 2 h for ever).
+	SkipWhenCKRePutReachMaxTimes bool `prop:"skipWhenCKRePutReachMaxTimes"`
 }
 
 // newPopConfig returns the 5.3.3 defaults.
