@@ -16,7 +16,8 @@ func init() {
 		"reviveMaxSlow", "reviveScanTime", "enablePopLog", "popCkStayBufferTime", "initPopOffsetByCheckMsgInMem",
 		"retrieveMessageFromPopRetryTopicV1", "enableRetryTopicV2", "popFromRetryProbability",
 		"popResponseReturnActualRetryTopic", "popInflightMessageThreshold", "enablePopMessageThreshold",
-		"defaultMessageRequestMode", "defaultPopShareQueueNum", "serverLoadBalancerEnable"} {
+		"defaultMessageRequestMode", "defaultPopShareQueueNum", "serverLoadBalancerEnable",
+		"skipWhenCKRePutReachMaxTimes"} {
 		knownConfigKeyDiffs[k] = true
 	}
 }

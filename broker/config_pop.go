@@ -28,6 +28,10 @@ type PopConfig struct {
 	// ServerLoadBalancerEnable: QUERY_ASSIGNMENT allocates (true) or
 	// returns every queue.
 	ServerLoadBalancerEnable bool `prop:"serverLoadBalancerEnable"`
+	// SkipWhenCKRePutReachMaxTimes: a message whose re-put keeps failing
+	// is dropped after pop.MaxRePutTimes checkpoint rewrites (false: it is
+	// tried every 2 h for ever).
+	SkipWhenCKRePutReachMaxTimes bool `prop:"skipWhenCKRePutReachMaxTimes"`
 }
 
 // newPopConfig returns the 5.3.3 defaults.

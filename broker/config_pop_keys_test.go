@@ -7,5 +7,5 @@ var popBrokerConfigKeys = []string{
 	"enablePopLog", "popCkStayBufferTime", "initPopOffsetByCheckMsgInMem", "retrieveMessageFromPopRetryTopicV1",
 	"enableRetryTopicV2", "popFromRetryProbability", "popResponseReturnActualRetryTopic",
 	"popInflightMessageThreshold", "enablePopMessageThreshold", "defaultMessageRequestMode",
-	"defaultPopShareQueueNum", "serverLoadBalancerEnable",
+	"defaultPopShareQueueNum", "serverLoadBalancerEnable", "skipWhenCKRePutReachMaxTimes",
 }

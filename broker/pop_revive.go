@@ -165,10 +165,13 @@ func (rs *reviveService) readQueue(ctx context.Context, q *pop.ReviveQueue) {
 }
 
 // revive re-puts the unacknowledged messages of the checkpoints due by
-// horizon (ms). Each message re-put is recorded at once (q.Revived): a
-// message that failed stays pending, alone, and is tried again next pass,
-// while its checkpoint's other messages are neither held back nor re-put
-// twice (5.x re-writes a checkpoint for each failed message likewise).
+// horizon (ms). Each message re-put is recorded at once (q.Revived). A
+// message that cannot be re-put gets a checkpoint of its own written back
+// to the revive log with a later due time (rePutCK), so its checkpoint
+// settles and the revive progress moves past it; only when even that
+// write fails does the message stay pending, alone, to be tried next pass.
+// Either way its checkpoint's other messages are neither held back nor
+// re-put twice.
 func (rs *reviveService) revive(q *pop.ReviveQueue, horizon int64) {
 	if horizon == 0 {
 		return
@@ -176,7 +179,7 @@ func (rs *reviveService) revive(q *pop.ReviveQueue, horizon int64) {
 	for _, d := range q.Due(horizon) {
 		ok := true
 		for _, off := range d.Offsets {
-			if rs.reviveOne(&d.Checkpoint, off) {
+			if rs.reviveOne(&d.Checkpoint, off) || rs.rewrite(q.QueueID, &d.Checkpoint, off) {
 				q.Revived(&d.Checkpoint, off)
 			} else {
 				ok = false
@@ -186,6 +189,28 @@ func (rs *reviveService) revive(q *pop.ReviveQueue, horizon int64) {
 			q.Settle(&d.Checkpoint)
 		}
 	}
+}
+
+// rewrite writes the checkpoint of the message at offset of ck, which could
+// not be re-put, back to revive queue qid with a back-off (rePutCK), or
+// gives the message up after pop.MaxRePutTimes rewrites when
+// skipWhenCKRePutReachMaxTimes is set. It reports whether the message is
+// taken care of.
+func (rs *reviveService) rewrite(qid int32, ck *pop.Checkpoint, off int64) bool {
+	p := rs.p
+	nck, ok := pop.RewriteCheckpoint(ck, off, time.Now().UnixMilli(), p.b.Config().SkipWhenCKRePutReachMaxTimes)
+	fields := []zap.Field{zap.String("topic", ck.Topic), zap.String("consumerGroup", ck.CID),
+		zap.Int32("queueId", ck.QueueID), zap.Int64("queueOffset", off), zap.Int("rePutTimes", ck.RePutCount())}
+	if !ok {
+		p.lg.Warn("revive: re-put failed too often, message dropped", fields...)
+		return true
+	}
+	if !p.putRevive(qid, pop.CkTag, nck.UniqueID(), nck) {
+		return false
+	}
+	p.lg.Warn("revive: checkpoint rewritten for a message that could not be re-put",
+		append(fields, zap.Int64("reviveTime", nck.ReviveTime))...)
+	return true
 }
 
 // reviveOne is reviveRetry for the message at queue offset off.

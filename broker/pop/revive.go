@@ -10,6 +10,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"strconv"
 )
 
 // pendingCk is a checkpoint read from the revive log and not yet settled.
@@ -24,13 +25,23 @@ type pendingCk struct {
 type ReviveQueue struct {
 	QueueID int32
 	next    int64 // next revive-queue offset to read
-	pending map[ckKey]*pendingCk
+	pending map[pendKey]*pendingCk
 }
+
+// pendKey names a pending checkpoint: a rewritten one (rePutTimes > 0) can
+// share its original's key when it is for the original's first message,
+// and both may be pending at once.
+type pendKey struct {
+	ck ckKey
+	rp int
+}
+
+func (c *Checkpoint) pendKey() pendKey { return pendKey{c.key(), c.RePutCount()} }
 
 // NewReviveQueue starts reading queue queueID at offset from (the committed
 // revive progress).
 func NewReviveQueue(queueID int32, from int64) *ReviveQueue {
-	return &ReviveQueue{QueueID: queueID, next: max(from, 0), pending: make(map[ckKey]*pendingCk)}
+	return &ReviveQueue{QueueID: queueID, next: max(from, 0), pending: make(map[pendKey]*pendingCk)}
 }
 
 // Next is the next revive-queue offset to read.
@@ -59,7 +70,7 @@ func (q *ReviveQueue) Feed(off int64, tag string, body []byte) {
 		if json.Unmarshal(body, &ck) != nil || len(ck.QueueOffsetDiff) == 0 {
 			return
 		}
-		k := ck.key()
+		k := ck.pendKey()
 		if _, dup := q.pending[k]; dup {
 			return
 		}
@@ -69,7 +80,9 @@ func (q *ReviveQueue) Feed(off int64, tag string, body []byte) {
 		if json.Unmarshal(body, &a) != nil {
 			return
 		}
-		p := q.pending[a.key()]
+		// An ack names the checkpoint its pop wrote, never a rewrite.
+		k := pendKey{ck: a.key()}
+		p := q.pending[k]
 		if p == nil {
 			return // its checkpoint was settled, or is older than our start
 		}
@@ -80,7 +93,7 @@ func (q *ReviveQueue) Feed(off int64, tag string, body []byte) {
 			}
 		}
 		if p.left == 0 {
-			delete(q.pending, a.key())
+			delete(q.pending, k)
 		}
 	}
 }
@@ -119,7 +132,7 @@ func (q *ReviveQueue) Due(now int64) []Due {
 // longer lists it, so a checkpoint whose other messages failed to re-put
 // is retried for those only.
 func (q *ReviveQueue) Revived(ck *Checkpoint, offset int64) {
-	p := q.pending[ck.key()]
+	p := q.pending[ck.pendKey()]
 	if p == nil {
 		return
 	}
@@ -131,7 +144,7 @@ func (q *ReviveQueue) Revived(ck *Checkpoint, offset int64) {
 
 // Settle forgets a checkpoint once its unacknowledged messages were
 // re-put.
-func (q *ReviveQueue) Settle(ck *Checkpoint) { delete(q.pending, ck.key()) }
+func (q *ReviveQueue) Settle(ck *Checkpoint) { delete(q.pending, ck.pendKey()) }
 
 // Commit is the revive progress that is safe to persist: the offset of the
 // oldest unsettled checkpoint, or the read position when none is left. A
@@ -142,4 +155,52 @@ func (q *ReviveQueue) Commit() int64 {
 		c = min(c, p.at)
 	}
 	return c
+}
+
+// ckRewriteIntervals (seconds) are the back-offs of successive rewrites of
+// a checkpoint whose message could not be re-put (5.x's
+// PopReviveService.ckRewriteIntervalsInSeconds); the last one repeats.
+var ckRewriteIntervals = [...]int64{10, 20, 30, 60, 120, 180, 240, 300, 360, 420, 480, 540, 600, 1200, 1800, 3600, 7200}
+
+// MaxRePutTimes is the number of rewrites after which a broker configured
+// with skipWhenCKRePutReachMaxTimes drops the message.
+const MaxRePutTimes = len(ckRewriteIntervals)
+
+// RePutCount is how many times ck was rewritten (parseRePutTimes: absent or
+// unparsable is 0).
+func (c *Checkpoint) RePutCount() int {
+	if c.RePutTimes == nil {
+		return 0
+	}
+	n, err := strconv.Atoi(*c.RePutTimes)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// RewriteCheckpoint is rePutCK: the one-message checkpoint, for the message
+// at queue offset offset of old, that a revive service writes back to the
+// revive log when that message could not be re-put, so that the revive
+// progress can move past old while the message is tried again later. Its
+// pop time is old's and its invisible time is extended by the next
+// back-off when old is due at now (ms); it counts one more rewrite. ok is
+// false once MaxRePutTimes rewrites were made and skip is set: the message
+// is given up.
+func RewriteCheckpoint(old *Checkpoint, offset, now int64, skip bool) (ck Checkpoint, ok bool) {
+	n := old.RePutCount()
+	if n >= MaxRePutTimes && skip {
+		return Checkpoint{}, false
+	}
+	times := strconv.Itoa(n + 1)
+	ck = Checkpoint{
+		Num: 1, PopTime: old.PopTime, InvisibleTime: old.InvisibleTime, StartOffset: offset,
+		CID: old.CID, Topic: old.Topic, QueueID: old.QueueID, BrokerName: old.BrokerName,
+		QueueOffsetDiff: []int32{0}, RePutTimes: &times,
+	}
+	if old.Due() <= now {
+		ck.InvisibleTime += ckRewriteIntervals[min(n, MaxRePutTimes-1)] * 1000
+	}
+	ck.ReviveTime = ck.Due()
+	return ck, true
 }

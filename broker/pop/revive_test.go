@@ -3,6 +3,7 @@ package pop
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -102,5 +103,73 @@ func TestPopReviveQueueRevivedOffsetsNotDueAgain(t *testing.T) {
 	q.Settle(&due[0].Checkpoint)
 	if q.Pending() != 0 || q.Commit() != 1 {
 		t.Fatalf("pending %d commit %d", q.Pending(), q.Commit())
+	}
+}
+
+// TestPopReviveRewriteCheckpoint: the rewrite of a message that could not
+// be re-put is a one-message checkpoint at that offset, with the pop time
+// kept, one more rePutTimes and 5.x's back-off added when the old one was
+// due; after MaxRePutTimes rewrites it repeats the last back-off, or gives
+// the message up when skip is set. Fed to a revive queue whose original
+// checkpoint settled, it is pending until its new due time.
+func TestPopReviveRewriteCheckpoint(t *testing.T) {
+	old := Checkpoint{StartOffset: 10, PopTime: 1000, InvisibleTime: 100, CID: "g", Topic: "T", QueueID: 1,
+		BrokerName: "b", QueueOffsetDiff: []int32{0, 2}, Num: 2}
+	ck, ok := RewriteCheckpoint(&old, 12, 1100, false)
+	if !ok || ck.StartOffset != 12 || ck.Num != 1 || !reflect.DeepEqual(ck.QueueOffsetDiff, []int32{0}) ||
+		ck.PopTime != 1000 || ck.InvisibleTime != 10_100 || ck.ReviveTime != 11_100 || ck.RePutCount() != 1 ||
+		ck.CID != "g" || ck.Topic != "T" || ck.QueueID != 1 || ck.BrokerName != "b" {
+		t.Fatalf("first rewrite %+v", ck)
+	}
+	ck2, _ := RewriteCheckpoint(&ck, 12, 11_100, false)
+	if ck2.InvisibleTime != 30_100 || ck2.RePutCount() != 2 {
+		t.Fatalf("second rewrite %+v", ck2)
+	}
+	if early, _ := RewriteCheckpoint(&ck, 12, 11_099, false); early.InvisibleTime != ck.InvisibleTime {
+		t.Fatalf("rewrite before the due time moved it: %+v", early)
+	}
+	n := strconv.Itoa(MaxRePutTimes)
+	last := ck
+	last.RePutTimes = &n
+	if ck3, ok := RewriteCheckpoint(&last, 12, 1<<40, false); !ok || ck3.InvisibleTime != last.InvisibleTime+7_200_000 {
+		t.Fatalf("rewrite past the bound %+v %v", ck3, ok)
+	}
+	if _, ok := RewriteCheckpoint(&last, 12, 1<<40, true); ok {
+		t.Fatal("skip: rewritten past the bound")
+	}
+	q := NewReviveQueue(0, 0)
+	q.Feed(0, CkTag, mustJSON(t, old))
+	q.Settle(&old)
+	q.Feed(1, CkTag, mustJSON(t, ck))
+	if due := q.Due(11_099); len(due) != 0 || q.Commit() != 1 {
+		t.Fatalf("before its due time: %+v commit %d", due, q.Commit())
+	}
+	if due := q.Due(11_100); len(due) != 1 || !reflect.DeepEqual(due[0].Offsets, []int64{12}) {
+		t.Fatalf("at its due time: %+v", due)
+	}
+}
+
+// TestPopReviveRewriteWhileOriginalPending: a rewritten checkpoint for the
+// first message of a checkpoint that is still pending (another of its
+// messages could be neither re-put nor rewritten) is tracked on its own,
+// not dropped as a duplicate of the original.
+func TestPopReviveRewriteWhileOriginalPending(t *testing.T) {
+	old := Checkpoint{StartOffset: 10, PopTime: 1000, InvisibleTime: 100, CID: "g", Topic: "T", QueueID: 1,
+		BrokerName: "b", QueueOffsetDiff: []int32{0, 2}, Num: 2}
+	q := NewReviveQueue(0, 0)
+	q.Feed(0, CkTag, mustJSON(t, old))
+	ck, _ := RewriteCheckpoint(&old, 10, 1100, false)
+	q.Revived(&old, 10)
+	q.Feed(1, CkTag, mustJSON(t, ck))
+	if q.Pending() != 2 {
+		t.Fatalf("pending %d, want the original and its rewrite", q.Pending())
+	}
+	due := q.Due(ck.Due())
+	if len(due) != 2 || !reflect.DeepEqual(due[0].Offsets, []int64{12}) || !reflect.DeepEqual(due[1].Offsets, []int64{10}) {
+		t.Fatalf("due %+v", due)
+	}
+	q.Settle(&due[0].Checkpoint)
+	if q.Pending() != 1 || q.Commit() != 1 {
+		t.Fatalf("after settling the original: pending %d commit %d", q.Pending(), q.Commit())
 	}
 }
