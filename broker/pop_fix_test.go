@@ -118,7 +118,7 @@ func TestBrokerPopReviveFailedPutNoDuplicates(t *testing.T) {
 		}
 		return nil
 	})
-	// The failing message is tried again on every pass: let three go by.
+	// The failing message is rewritten for a later pass (rePutCK back-off); let three passes go by.
 	passes := e.b.PopRevivePasses()
 	testutil.Eventually(t, 10*time.Second, func() error {
 		if n := e.b.PopRevivePasses(); n < passes+3 {
