@@ -4,6 +4,7 @@ package store
 // lookMessageByOffset / selectOneMessageByOffset and queryMessage.
 
 import (
+	"bytes"
 	"math"
 	"slices"
 	"time"
@@ -117,7 +118,7 @@ func (s *DefaultMessageStore) scanUnits(res *GetMessageResult, units *consumeque
 	res.NextBeginOffset = offset + int64(i/consumequeue.UnitSize)
 	res.MaxPhyOffsetPulling = maxPhyPulling
 	res.SuggestPullingFromSlave = maxOffsetPy-maxPhyPulling > s.memoryLimit()
-	res.Body, res.Messages = copyRecords(recs, total)
+	res.Body, res.Messages = copyRecords(recs)
 	hold.release()
 }
 
@@ -184,19 +185,22 @@ func (h *holdSet) release() {
 	*h = holdSet{}
 }
 
-// copyRecords copies the records into one body of exactly total bytes and
-// returns it with each message's slice of it.
-func copyRecords(recs []heldRecord, total int) ([]byte, [][]byte) {
+// copyRecords copies the records into one body and returns it with each
+// message's slice of it. bytes.Join allocates the body without zeroing it
+// first: make would clear up to 256 KiB per pull only to overwrite it.
+func copyRecords(recs []heldRecord) ([]byte, [][]byte) {
 	if len(recs) == 0 {
 		return nil, nil
 	}
-	body := make([]byte, total)
 	msgs := make([][]byte, len(recs))
-	p := 0
 	for i, r := range recs {
-		n := copy(body[p:], r.b)
-		msgs[i] = body[p : p+n : p+n]
-		p += n
+		msgs[i] = r.b
+	}
+	body := bytes.Join(msgs, nil)
+	p := 0
+	for i, m := range msgs {
+		msgs[i] = body[p : p+len(m) : p+len(m)]
+		p += len(m)
 	}
 	return body, msgs
 }
