@@ -173,10 +173,7 @@ func (ch *Channel) takeBatch() []byte {
 		ch.kicked = false
 		return nil
 	}
-	b := ch.out
-	ch.out = ch.spare[:0:cap(ch.spare)]
-	ch.spare = nil
-	return b
+	return ch.swapOutLocked()
 }
 
 // takeQueued hands every queued byte to the flusher and ends the flush: a
@@ -190,6 +187,12 @@ func (ch *Channel) takeQueued() []byte {
 	if len(ch.out) == 0 {
 		return nil
 	}
+	return ch.swapOutLocked()
+}
+
+// swapOutLocked returns the queued bytes and queues into the spare buffer
+// from now on; ch.mu is held.
+func (ch *Channel) swapOutLocked() []byte {
 	b := ch.out
 	ch.out = ch.spare[:0:cap(ch.spare)]
 	ch.spare = nil

@@ -45,14 +45,15 @@ func For(env string, start, numCPU, loops int) (int, Reason) {
 // GOMAXPROCS also stops the runtime from following later changes of a
 // container's CPU quota; it is set only when no quota applies.
 func Raise(lg *zap.Logger, loops int) {
-	env := os.Getenv("GOMAXPROCS")
-	n, why := For(env, start, runtime.NumCPU(), loops)
+	env, cpus := os.Getenv("GOMAXPROCS"), runtime.NumCPU()
+	n, why := For(env, start, cpus, loops)
 	if why != Raised {
 		lg.Info("gomaxprocs", zap.Int("gomaxprocs", runtime.GOMAXPROCS(0)), zap.String("kept", string(why)),
-			zap.Int("cpus", runtime.NumCPU()))
+			zap.Int("cpus", cpus))
 		return
 	}
 	runtime.GOMAXPROCS(n)
+	// Raised means no quota and no GOMAXPROCS: start is cpus.
 	lg.Info("gomaxprocs raised by one per event loop", zap.Int("gomaxprocs", n),
-		zap.Int("cpus", start), zap.Int("eventLoops", loops))
+		zap.Int("cpus", cpus), zap.Int("eventLoops", loops))
 }

@@ -113,19 +113,10 @@ func slotReader(req *codec.RemotingCommand, t *keyTable) extReader {
 	return r
 }
 
-// DecodeSendRequest is DecodeSendMessageRequestHeader(req.Code,
-// req.ExtFields) that reads a lazily decoded request without building its
-// map: the same header, the same errors.
-func DecodeSendRequest(req *codec.RemotingCommand) (*SendMessageRequestHeader, error) {
-	h := new(SendMessageRequestHeader)
-	if ok, err := DecodeSendRequestInto(h, req); !ok || err != nil {
-		return nil, err
-	}
-	return h, nil
-}
-
-// DecodeSendRequestInto is DecodeSendRequest into the caller's h (which
-// may then live on the stack); ok is false, h untouched, for a code with
+// DecodeSendRequestInto is DecodeSendMessageRequestHeader(req.Code,
+// req.ExtFields) into the caller's h (which may then live on the stack),
+// reading a lazily decoded request without building its map: the same
+// header, the same errors; ok is false, h untouched, for a code with
 // no send header. On error h is zero.
 func DecodeSendRequestInto(h *SendMessageRequestHeader, req *codec.RemotingCommand) (ok bool, err error) {
 	switch req.Code {

@@ -11,6 +11,18 @@ import (
 	"github.com/rocketmq-go/rmq/remoting/codec"
 )
 
+// DecodeSendRequest is DecodeSendRequestInto returning the header as
+// DecodeSendMessageRequestHeader does (nil for a code with no send
+// header); it reads a lazily decoded request without building its
+// map: the same header, the same errors.
+func DecodeSendRequest(req *codec.RemotingCommand) (*SendMessageRequestHeader, error) {
+	h := new(SendMessageRequestHeader)
+	if ok, err := DecodeSendRequestInto(h, req); !ok || err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
 // checkSendRequest asserts that DecodeSendRequest on DecodeLazy's command
 // gives what DecodeSendMessageRequestHeader gives on Decode's map, error
 // included, and reports whether it did so without building the map.
