@@ -482,7 +482,7 @@ func (p *popProcessor) popOffset(t, group string, queueID int32, initMode int32,
 	return off
 }
 
-// resetOffset moves the group's offset in the queue on an admin offset
+// resetOffsetOf moves the group's offset in the queue on an admin offset
 // reset and, as 5.x's resetPopOffset / ConsumerOrderInfoManager.clearBlock,
 // forgets the queue's FIFO batch: an orderly group blocked by unacked
 // messages pops from the reset offset at once. It runs under the queue lock
