@@ -417,7 +417,7 @@ func (p *popProcessor) takeBatch(r *popRun, t string, queueID int32, offset int6
 	r.msgOffsets.AddMsgOffsets(t, queueID, offs)
 	for i, m := range res.Messages {
 		if isRetry && !p.b.Config().PopResponseReturnActualRetryTopic {
-			m = p.recodeRetry(r, m, offset, queueID, offs[i])
+			m = p.recodeRetry(r, m, offset, offs[i])
 			if m == nil {
 				continue
 			}
@@ -439,7 +439,7 @@ func recordQueueOffset(rec []byte) (int64, bool) {
 // recodeRetry rewrites a pop retry topic message as the original topic's,
 // with its receipt handle in POP_CK (Java does this so the client need not
 // know the retry topic).
-func (p *popProcessor) recodeRetry(r *popRun, rec []byte, ckOffset int64, queueID int32, msgOffset int64) []byte {
+func (p *popProcessor) recodeRetry(r *popRun, rec []byte, ckOffset int64, msgOffset int64) []byte {
 	m, err := message.DecodeRecord(rec, true)
 	if err != nil {
 		p.lg.Error("decode retry message", zap.Error(err))
@@ -456,7 +456,6 @@ func (p *popProcessor) recodeRetry(r *popRun, rec []byte, ckOffset int64, queueI
 		p.lg.Error("recode retry message", zap.Error(err))
 		return nil
 	}
-	_ = queueID
 	return out
 }
 
@@ -483,7 +482,7 @@ func (p *popProcessor) popOffset(t, group string, queueID int32, initMode int32,
 	return off
 }
 
-// resetOffset moves the group's offset in the queue on an admin offset
+// resetOffsetOf moves the group's offset in the queue on an admin offset
 // reset and, as 5.x's resetPopOffset / ConsumerOrderInfoManager.clearBlock,
 // forgets the queue's FIFO batch: an orderly group blocked by unacked
 // messages pops from the reset offset at once. It runs under the queue lock

@@ -3,6 +3,7 @@ package broker_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -66,6 +67,9 @@ func TestBrokerPopLongPollWakesOnSend(t *testing.T) {
 	// itself starts over 500 ms late (a loaded -race run), Java's "timeout
 	// too much": both are POLLING_TIMEOUT.
 	e.expect(resp, code.PollingTimeout, "")
+	if !slices.Contains([]string{"NO_MESSAGE_IN_QUEUE", "the broker[127.0.0.1] pop message is timeout too much"}, resp.Remark) {
+		t.Fatalf("POLLING_TIMEOUT remark %q", resp.Remark)
+	}
 	if took := time.Since(begin); took < 250*time.Millisecond {
 		t.Fatalf("answered after %v, before the poll time", took)
 	}

@@ -210,14 +210,14 @@ func (a *assignmentProcessor) subscribeInfo(t string) []pop.Queue {
 	}
 	qs, found, _ := a.fetchRoute(context.Background(), t)
 	if found {
-		a.routes.put(t, qs)
+		a.routes.put(t, qs) // stores a copy: qs is the caller's to sort
 	}
-	return slices.Clone(qs)
+	return qs
 }
 
 // fetchRoute asks the name servers in turn for the topic's route. found
-// reports a route; gone, that a name server answered without one
-// (TOPIC_NOT_EXIST or another error code).
+// reports a route; gone, that a name server answered TOPIC_NOT_EXIST (any
+// other refusal asks the next name server).
 func (a *assignmentProcessor) fetchRoute(ctx context.Context, t string) (qs []pop.Queue, found, gone bool) {
 	h := &header.GetRouteInfoRequestHeader{Topic: t}
 	for _, ns := range a.b.Config().NamesrvAddrList() {

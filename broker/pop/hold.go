@@ -57,10 +57,9 @@ type Hold struct {
 	byTopic map[string]waiterSet // guarded by mu
 	byRetry map[string]waiterSet // retry topic → its group's pops of the original topic; guarded by mu
 	counts  map[string]int       // topic@group@queueId → held pops; guarded by mu
-	n       int64                // guarded by mu
-	// held mirrors n, written under mu and read without it by Arriving,
-	// which returns at once while no pop is held. A Poll that returned
-	// before an Arriving began is counted by then.
+	// held is the number of held pops, written under mu and read without
+	// it by Arriving, which returns at once while no pop is held. A Poll
+	// that returned before an Arriving began is counted by then.
 	held    atomic.Int64
 	stopped bool // guarded by mu
 }
@@ -76,7 +75,6 @@ func (h *Hold) reset() {
 	h.byTopic = make(map[string]waiterSet)
 	h.byRetry = make(map[string]waiterSet)
 	h.counts = make(map[string]int)
-	h.n = 0
 	h.held.Store(0)
 }
 
@@ -109,9 +107,7 @@ func removeFrom(m map[string]waiterSet, k string, w *Waiter) {
 
 // Len is the number of held pops.
 func (h *Hold) Len() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return int(h.n)
+	return int(h.held.Load())
 }
 
 // Poll parks w unless the table is full or w already expired at now (ms).
@@ -121,7 +117,7 @@ func (h *Hold) Poll(w *Waiter, now int64) PollResult {
 	if h.stopped {
 		return NotPolling
 	}
-	if h.n >= h.total {
+	if h.held.Load() >= h.total {
 		return PollingFull
 	}
 	if w.Expire <= now {
@@ -136,7 +132,6 @@ func (h *Hold) Poll(w *Waiter, now int64) PollResult {
 		addTo(h.byRetry, k, w)
 	}
 	h.counts[ck]++
-	h.n++
 	h.held.Add(1)
 	w.timer = time.AfterFunc(time.Duration(w.Expire-now)*time.Millisecond, func() { h.wake(w) })
 	return PollingSuc
@@ -168,7 +163,6 @@ func (h *Hold) remove(w *Waiter) {
 	if h.counts[ck]--; h.counts[ck] <= 0 {
 		delete(h.counts, ck)
 	}
-	h.n--
 	h.held.Add(-1)
 }
 
