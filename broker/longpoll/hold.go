@@ -182,16 +182,9 @@ func countPropFilters(rs ...*Request) int64 {
 	return n
 }
 
-// Len is the number of held requests.
-func (s *Service) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, l := range s.table {
-		n += len(l)
-	}
-	return n
-}
+// Len is the number of held requests (the held counter, kept with table
+// under mu).
+func (s *Service) Len() int { return int(s.held.Load()) }
 
 // Check re-examines every held request against its queue's max offset and
 // its timeout (checkHoldRequest).

@@ -23,9 +23,6 @@ func newPhaseClock(lg *zap.Logger) *phaseClock {
 
 // done logs the step that ends now with the time since the previous one.
 func (p *phaseClock) done(phase string, fields ...zap.Field) {
-	if p == nil {
-		return
-	}
 	now := time.Now()
 	p.lg.Info("store recovery phase", append([]zap.Field{zap.String("phase", phase),
 		zap.Duration("took", now.Sub(p.last))}, fields...)...)
@@ -34,8 +31,5 @@ func (p *phaseClock) done(phase string, fields ...zap.Field) {
 
 // total logs the time since the clock was made.
 func (p *phaseClock) total(what string) {
-	if p == nil {
-		return
-	}
 	p.lg.Info(what, zap.Duration("took", time.Since(p.begin)))
 }

@@ -145,32 +145,23 @@ func (sc *recoveryScanner) prefault(data []byte) bool {
 // validateFile does, and queues the valid ones on out; false when asked
 // to stop.
 func (sc *recoveryScanner) scanFile(mf *mmap.MappedFile, out chan<- *scanBatch, topics map[string]string) (fileCheck, bool) {
-	data := mf.Data()
-	from := mf.FileFromOffset()
+	w := newFileWalk(mf, sc.checkCRC)
 	b := sc.batch()
-	fc := fileCheck{end: from + int64(len(data)), cont: true}
-	for pos := 0; pos < len(data); {
-		at := from + int64(pos)
-		v, st := parseRecord(data[pos:], sc.checkCRC)
-		if st == recordBlank {
-			fc = fileCheck{end: at, cont: true}
-			break
-		}
-		if st != recordValid || v.commitLogOffset != at {
-			fc = fileCheck{end: at}
+	for {
+		v, ok := w.next()
+		if !ok {
 			break
 		}
 		b.reqs = append(b.reqs, sc.s.dispatchRequestNamed(&v, internTopic(topics, v.topic), false, b.str))
-		pos += int(v.size)
 		if len(b.reqs) >= sc.batchSize {
 			if !sc.send(out, b) {
-				return fc, false
+				return w.fc, false
 			}
 			b = sc.batch()
 		}
 	}
-	b.last, b.fc = true, fc
-	return fc, sc.send(out, b)
+	b.last, b.fc = true, w.fc
+	return w.fc, sc.send(out, b)
 }
 
 // internTopic returns the one string held for a topic name.
