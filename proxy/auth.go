@@ -174,18 +174,11 @@ func needs(sr *acl.SignedRequest, msg any) error {
 	case *apiv2.ReceiveMessageRequest:
 		sr.NeedGroup(resName(m.GetGroup()), acl.Sub)
 		sr.Need(resName(m.GetMessageQueue().GetTopic()), acl.Sub)
-	case *apiv2.AckMessageRequest:
-		sr.NeedGroup(resName(m.GetGroup()), acl.Sub)
-		sr.Need(resName(m.GetTopic()), acl.Sub)
-	case *apiv2.ForwardMessageToDeadLetterQueueRequest:
-		sr.NeedGroup(resName(m.GetGroup()), acl.Sub)
-		sr.Need(resName(m.GetTopic()), acl.Sub)
-	case *apiv2.ChangeInvisibleDurationRequest:
-		sr.NeedGroup(resName(m.GetGroup()), acl.Sub)
-		sr.Need(resName(m.GetTopic()), acl.Sub)
-	case *apiv2.QueryAssignmentRequest:
-		sr.NeedGroup(resName(m.GetGroup()), acl.Sub)
-		sr.Need(resName(m.GetTopic()), acl.Sub)
+	case *apiv2.AckMessageRequest, *apiv2.ForwardMessageToDeadLetterQueueRequest,
+		*apiv2.ChangeInvisibleDurationRequest, *apiv2.QueryAssignmentRequest:
+		g := m.(groupTopic)
+		sr.NeedGroup(resName(g.GetGroup()), acl.Sub)
+		sr.Need(resName(g.GetTopic()), acl.Sub)
 	case *apiv2.EndTransactionRequest:
 		sr.Need(resName(m.GetTopic()), acl.Pub)
 	case *apiv2.NotifyClientTerminationRequest:
@@ -196,6 +189,12 @@ func needs(sr *acl.SignedRequest, msg any) error {
 		return needsSettings(sr, m.GetSettings())
 	}
 	return nil
+}
+
+// groupTopic is a request that names its group and topic.
+type groupTopic interface {
+	GetGroup() *apiv2.Resource
+	GetTopic() *apiv2.Resource
 }
 
 func needsSend(sr *acl.SignedRequest, m *apiv2.SendMessageRequest) error {

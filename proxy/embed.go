@@ -27,7 +27,7 @@ func StartLocal(b *broker.Broker, cfg *Config, tlsCfg *remoting.TLSConfig, lg *z
 	if err != nil {
 		return nil, err
 	}
-	return start(be, cfg, tlsCfg, lg)
+	return start(be, cfg, tlsCfg, lg, nil)
 }
 
 // StartCluster starts a cluster-mode proxy reaching the brokers of
@@ -38,7 +38,7 @@ func StartCluster(cfg *Config, cliCfg *remoting.NettyClientConfig, tlsCfg *remot
 		return nil, err
 	}
 	if !cfg.EnableACL {
-		return start(be, cfg, tlsCfg, lg)
+		return start(be, cfg, tlsCfg, lg, nil)
 	}
 	p, err := acl.New(acl.Config{Home: cfg.RocketmqHome, Logger: lg.Named("acl")})
 	if err != nil {
@@ -54,9 +54,9 @@ func StartCluster(cfg *Config, cliCfg *remoting.NettyClientConfig, tlsCfg *remot
 	return r, nil
 }
 
-// start runs a server on be; a, when given, is the ACL it checks calls
+// start runs a server on be; a, when not nil, is the ACL it checks calls
 // against.
-func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger, a ...ACL) (*Running, error) {
+func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger, a ACL) (*Running, error) {
 	if cfg.RocketMQClusterName != NewConfig().RocketMQClusterName {
 		// 5.x uses it to pick the cluster's brokers; we route to every
 		// broker the name servers know, so say that the key changes nothing.
@@ -66,8 +66,8 @@ func start(be Backend, cfg *Config, tlsCfg *remoting.TLSConfig, lg *zap.Logger, 
 	srv, err := New(cfg, be, lg)
 	if err == nil {
 		srv.SetTLS(proxyTLS(cfg, tlsCfg))
-		if len(a) > 0 {
-			srv.SetACL(a[0])
+		if a != nil {
+			srv.SetACL(a)
 		}
 		err = srv.Start()
 	}

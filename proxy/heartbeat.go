@@ -213,22 +213,21 @@ type sharedBeat struct {
 // (none: one unsigned heartbeat) and returns a heartbeat per account, plus
 // each group registered with the account that carries it.
 func (h *brokerHeartbeat) sharedBeats() ([]sharedBeat, map[string]*credentials, map[string]*credentials) {
-	type account struct{ accessKey, secretKey string }
-	byAccount := map[account][]*clientSession{}
-	creds := map[account]*credentials{}
+	byAccount := map[credentials][]*clientSession{} // zero value: unsigned
+	creds := map[credentials]*credentials{}
 	for _, c := range h.svc.clients.snapshot() {
-		var a account
+		var a credentials
 		if cr := c.creds.Load(); cr != nil {
-			a = account{cr.accessKey, cr.secretKey}
+			a = *cr
 			creds[a] = cr
 		}
 		byAccount[a] = append(byAccount[a], c)
 	}
-	accounts := make([]account, 0, len(byAccount))
+	accounts := make([]credentials, 0, len(byAccount))
 	for a := range byAccount {
 		accounts = append(accounts, a)
 	}
-	slices.SortFunc(accounts, func(x, y account) int { return strings.Compare(x.accessKey, y.accessKey) })
+	slices.SortFunc(accounts, func(x, y credentials) int { return strings.Compare(x.accessKey, y.accessKey) })
 	var beats []sharedBeat
 	producers, consumers := map[string]*credentials{}, map[string]*credentials{}
 	for _, a := range accounts {

@@ -211,11 +211,7 @@ func (r *renewer) renewOne(j renewJob) {
 	if j.clear {
 		ms = nackInvisible.Milliseconds()
 	}
-	base := context.Background()
-	if j.hh.creds != nil {
-		base = withCredentials(base, j.hh.creds)
-	}
-	ctx, cancel := context.WithTimeout(base, renewCallTimeout)
+	ctx, cancel := context.WithTimeout(asCreds(j.hh.creds), renewCallTimeout)
 	n, err := r.c.changeInvisible(ctx, j.hh.handle, j.k.group, j.hh.topic, ms)
 	cancel()
 	r.finish(j, n, err)
