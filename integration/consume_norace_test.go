@@ -59,6 +59,16 @@ func TestNoRaceConsumePullConsumerAndLitePull(t *testing.T) {
 	t.Parallel()
 	e := newConsumeEnv(t)
 	e.send("p", 12, "TagA", nil)
+	// A send is answered before the dispatcher writes its consume-queue unit
+	// (as in Java): pull only once every queue holds its three.
+	testutil.Eventually(t, 10*time.Second, func() error {
+		for q := range int32(4) {
+			if n := e.b.Store().MaxOffsetInQueue(e.topic, q); n != 3 {
+				return fmt.Errorf("queue %d holds %d", q, n)
+			}
+		}
+		return nil
+	})
 	pc, err := consumer.NewPullConsumer(
 		consumer.WithNsResolver(primitive.NewPassthroughResolver([]string{e.nsAddr})),
 		consumer.WithGroupName(uniqueName("pullg")),
